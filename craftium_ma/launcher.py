@@ -1,0 +1,223 @@
+"""Start and stop one environment's Luanti processes: a server and its agent clients.
+
+Everything lives in a private temporary directory (world copy, configs, logs,
+ipc sockets). A small reaper process watches the Python parent through a pipe:
+if the parent dies, even by SIGKILL, the reaper kills the engine processes and
+removes the directory. The engine processes also get PR_SET_PDEATHSIG.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import weakref
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .build import REPO, EngineBuild
+from .protocol import EngineError
+
+BRIDGE_MOD = REPO / "mods" / "craftium_ma"
+LOG_TAIL_BYTES = 4000
+
+
+@dataclass
+class LaunchConfig:
+    """What the processes of one environment are started with."""
+    agents: list[str]
+    obs_size: tuple[int, int]  # (height, width)
+    mods: list[Path]  # task mod folders, copied into the world beside the bridge mod
+    frame_dtime: float = 0.05
+    turn_degrees: float = 30.0
+    timeout: float = 60.0
+    server_settings: dict[str, str] = field(default_factory=dict)
+    client_settings: dict[str, str] = field(default_factory=dict)
+    world_template: Path | None = None
+    gameid: str = "minetest"
+
+
+# Settings every server and client gets; a task's own settings override them.
+SERVER_DEFAULTS = {
+    "bind_address": "127.0.0.1",
+    "server_announce": "false",
+    "secure.enable_security": "true",
+    "disable_anticheat": "true",
+    "time_speed": "0",
+    "enable_damage": "true",
+    "creative_mode": "false",
+    "default_privs": "interact, shout",
+    "give_initial_stuff": "false",
+    "enable_rollback_recording": "false",
+    "ask_reconnect_on_crash": "false",
+    "active_block_range": "2",
+    "max_block_send_distance": "6",
+    "max_simultaneous_block_sends_per_client": "128",
+    "mg_name": "singlenode",
+    "fixed_map_seed": "1",
+}
+CLIENT_DEFAULTS = {
+    "enable_sound": "false",
+    "pause_on_lost_focus": "false",
+    "enable_register_confirmation": "false",
+    "show_debug": "false",
+    "menu_clouds": "false",
+    "enable_minimap": "false",
+    "camera_smoothing": "0",
+    "cinematic": "false",
+    "fullscreen": "false",
+    "enable_clouds": "false",
+    "enable_particles": "false",
+    "smooth_lighting": "true",
+    "viewing_range": "60",
+    "mesh_generation_threads": "1",
+    "texture_path": "",
+}
+
+
+def _conf(settings: dict[str, str]) -> str:
+    return "".join(f"{k} = {v}\n" for k, v in settings.items())
+
+
+def _free_udp_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _die_with_parent():
+    """preexec_fn: the engine process gets SIGKILL when Python goes away."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+
+
+def _kill_and_remove(processes: list[subprocess.Popen], directory: str, reaper):
+    for p in processes:
+        if p.poll() is None:
+            try:
+                os.killpg(p.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+    for p in processes:
+        try:
+            p.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            pass
+    shutil.rmtree(directory, ignore_errors=True)
+    if reaper is not None and reaper.poll() is None:
+        reaper.stdin.write(b"done\n")
+        reaper.stdin.close()
+        reaper.wait(timeout=5)
+
+
+class EngineProcesses:
+    """The running server and agent clients of one environment instance."""
+
+    def __init__(self, config: LaunchConfig, build: EngineBuild):
+        self.config = config
+        self.dir = Path(tempfile.mkdtemp(prefix="craftium-ma-"))
+        self._processes: list[subprocess.Popen] = []
+        self._names: list[str] = []
+        self._reaper = subprocess.Popen(
+            [sys.executable, str(Path(__file__).with_name("_reaper.py")), str(self.dir)],
+            stdin=subprocess.PIPE, start_new_session=True)
+        self._finalizer = weakref.finalize(
+            self, _kill_and_remove, self._processes, str(self.dir), self._reaper)
+        self.control_endpoint = f"ipc://{self.dir}/control.sock"
+        self.agent_endpoints = {a: f"ipc://{self.dir}/{a}.sock" for a in config.agents}
+        self._build = build
+        self._port = _free_udp_port()
+        self._passwords = {a: secrets.token_hex(12) for a in config.agents}
+        self._env = dict(os.environ, MINETEST_GAME_PATH=str(build.games),
+                         SDL_VIDEODRIVER="offscreen")
+
+    def start_server(self):
+        """Start the server; it answers on control_endpoint once it listens."""
+        cfg = self.config
+        world = self.dir / "world"
+        if cfg.world_template:
+            shutil.copytree(cfg.world_template, world)
+        else:
+            world.mkdir()
+        if not (world / "world.mt").exists():
+            (world / "world.mt").write_text(
+                f"gameid = {cfg.gameid}\nbackend = sqlite3\nplayer_backend = sqlite3\n"
+                "auth_backend = sqlite3\nmod_storage_backend = sqlite3\n")
+        for mod in [BRIDGE_MOD, *cfg.mods]:
+            shutil.copytree(mod, world / "worldmods" / Path(mod).name)
+
+        passwords = self._passwords
+        server_conf = self.dir / "server.conf"
+        server_conf.write_text(_conf({
+            **SERVER_DEFAULTS, **cfg.server_settings,
+            "craftium_ma_control_endpoint": self.control_endpoint,
+            "craftium_ma_agents": ",".join(f"{a}:{passwords[a]}" for a in cfg.agents),
+            "craftium_ma_timeout_ms": str(int(cfg.timeout * 1000)),
+        }))
+        self._spawn("server", [
+            "--server", "--world", world, "--gameid", cfg.gameid,
+            "--config", server_conf, "--port", str(self._port)])
+
+    def start_clients(self):
+        """Start the agent clients; call once the server listens (a client that
+        starts first can lose its connection handshake)."""
+        cfg = self.config
+        height, width = cfg.obs_size
+        for agent in cfg.agents:
+            conf = self.dir / f"{agent}.conf"
+            conf.write_text(_conf({
+                **CLIENT_DEFAULTS, **cfg.client_settings,
+                "screen_w": str(width), "screen_h": str(height),
+                # the HUD is sized in pixels; scale it to the small frame
+                "hud_scaling": f"{min(width, height) / 600:.3f}",
+                "craftium_ma_agent_endpoint": self.agent_endpoints[agent],
+                "craftium_ma_frame_dtime": str(cfg.frame_dtime),
+                "craftium_ma_turn_degrees": str(cfg.turn_degrees),
+                "craftium_ma_timeout_ms": str(int(cfg.timeout * 1000)),
+            }))
+            password_file = self.dir / f"{agent}.password"
+            password_file.write_text(self._passwords[agent])
+            self._spawn(agent, [
+                "--go", "--address", "127.0.0.1", "--port", str(self._port),
+                "--name", agent, "--password-file", password_file, "--config", conf])
+
+    def _spawn(self, name: str, args: list):
+        log = self.dir / f"{name}.log"
+        argv = [self._build.binary, *args, "--logfile", f"{log}.debug"]
+        with open(log, "wb") as out:
+            p = subprocess.Popen([str(a) for a in argv],
+                                 stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                                 env=self._env, cwd=str(self.dir), preexec_fn=_die_with_parent,
+                                 start_new_session=True)
+        self._processes.append(p)
+        self._names.append(name)
+        self._reaper.stdin.write(f"{p.pid}\n".encode())
+        self._reaper.stdin.flush()
+
+    def log_tail(self, name: str) -> str:
+        """The end of a process's output and debug log."""
+        tail = ""
+        for path in (self.dir / f"{name}.log", self.dir / f"{name}.log.debug"):
+            try:
+                data = path.read_bytes()[-LOG_TAIL_BYTES:]
+            except OSError:
+                continue
+            tail += f"--- {path.name} ---\n" + data.decode("utf-8", "replace")
+        return tail
+
+    def check_alive(self):
+        """Raise EngineError naming a process that exited, with its log tail."""
+        for name, p in zip(self._names, self._processes):
+            code = p.poll()
+            if code is not None:
+                raise EngineError(f"the Luanti {'server' if name == 'server' else 'client of ' + name}"
+                                  f" exited with code {code}:\n{self.log_tail(name)}")
+
+    def close(self):
+        self._finalizer()

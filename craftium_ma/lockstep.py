@@ -1,0 +1,152 @@
+"""Lock-step stepping of one environment's server and agent clients.
+
+A step sends every agent its action first, then the server its tick, then
+gathers: the clients run their frames concurrently, the server's tick waits
+for every client's barrier marker, and each client draws its frame only after
+the server finished the tick. See docs/protocol.md.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import zmq
+
+from . import protocol
+from .build import find_engine
+from .launcher import EngineProcesses, LaunchConfig
+from .protocol import EngineError, Observation
+
+POLL_SLICE_MS = 100
+
+
+@dataclass
+class AgentAction:
+    keys: int = 0  # bitmask over protocol.KEYS
+    dx: float = 0.0  # camera turn right, in [-1, 1]
+    dy: float = 0.0  # camera turn down, in [-1, 1]
+
+
+NOOP = AgentAction()
+
+
+class LockstepSession:
+    """A started server plus agent clients, stepped together."""
+
+    def __init__(self, config: LaunchConfig, frameskip: int = 1):
+        self.config = config
+        self.frameskip = frameskip
+        self.step_count = 0
+        self._context = zmq.Context()
+        self._processes = EngineProcesses(config, find_engine())
+        try:
+            self._processes.start_server()
+            self._control = self._socket(self._processes.control_endpoint)
+            self._control_request("status")
+            self._processes.start_clients()
+            self._agents = {a: self._socket(e) for a, e in self._processes.agent_endpoints.items()}
+            self._wait_for_players()
+        except BaseException:
+            self.close()
+            raise
+
+    @property
+    def directory(self):
+        return self._processes.dir
+
+    def _socket(self, endpoint: str) -> zmq.Socket:
+        s = self._context.socket(zmq.REQ)
+        s.setsockopt(zmq.LINGER, 0)
+        s.connect(endpoint)
+        return s
+
+    def _receive(self, sock: zmq.Socket, what: str) -> list[bytes]:
+        """Wait for a reply, checking that the engine processes are alive."""
+        deadline = time.monotonic() + self.config.timeout
+        while not sock.poll(POLL_SLICE_MS):
+            self._processes.check_alive()
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"no answer from {what} within {self.config.timeout:.0f} s")
+        return sock.recv_multipart()
+
+    def _control_request(self, cmd: str, **fields) -> dict:
+        self._control.send(protocol.encode_control(cmd, **fields))
+        return self._reply_of_server()
+
+    def _reply_of_server(self) -> dict:
+        try:
+            return protocol.decode_control(self._receive(self._control, "the server")[0])
+        except EngineError as e:
+            raise EngineError(f"{e}\n{self._processes.log_tail('server')}") from None
+
+    def _wait_for_players(self):
+        deadline = time.monotonic() + self.config.timeout
+        while True:
+            joined = set(self._control_request("status")["players"])
+            if joined >= set(self._agents):
+                return
+            if time.monotonic() > deadline:
+                missing = sorted(set(self._agents) - joined)
+                raise TimeoutError(f"agents {missing} did not join the server within "
+                                   f"{self.config.timeout:.0f} s:\n{self._processes.log_tail(missing[0])}")
+            self._processes.check_alive()
+            time.sleep(0.02)
+
+    def _gather(self, agents) -> dict[str, Observation]:
+        observations = {}
+        for agent in agents:
+            try:
+                observations[agent] = protocol.decode_observation(
+                    self._receive(self._agents[agent], f"the client of {agent}"))
+            except EngineError as e:
+                raise EngineError(f"{agent}: {e}") from None
+        return observations
+
+    def reset(self, seed: int, options: dict, agents: list[str]):
+        """Soft reset through the Lua reset hooks; waits until every agent's world is loaded.
+
+        Returns (observations, lua_results)."""
+        self.step_count += 1
+        result = self._control_request("reset", step=self.step_count, agents=agents,
+                                       seed=seed, options=options)["result"]
+        for agent in agents:
+            self._agents[agent].send(protocol.encode_request(protocol.OBSERVE, self.step_count))
+        observations = self._gather(agents)
+        deadline = time.monotonic() + self.config.timeout
+        while not all(o.ready for o in observations.values()):
+            if time.monotonic() > deadline:
+                slow = [a for a, o in observations.items() if not o.ready]
+                raise TimeoutError(f"the world around {slow} did not load within "
+                                   f"{self.config.timeout:.0f} s")
+            observations, result = self.step({a: NOOP for a in agents}, frames=0)
+        return observations, result
+
+    def step(self, actions: dict[str, AgentAction], frames: int | None = None):
+        """One lock-step: every agent in `actions` acts, the server ticks once.
+
+        Returns (observations, lua_results)."""
+        frames = self.frameskip if frames is None else frames
+        self.step_count += 1
+        for agent, a in actions.items():
+            self._agents[agent].send(protocol.encode_request(
+                protocol.ACT, self.step_count, a.keys, frames, a.dx, a.dy))
+        self._control.send(protocol.encode_control(
+            "tick", step=self.step_count, agents=list(actions),
+            dtime=frames * self.config.frame_dtime))
+        result = self._reply_of_server()["result"]
+        return self._gather(actions), result
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def close(self):
+        """Stop the processes and remove every file; safe to call twice."""
+        if self._context is None:
+            return
+        self._processes.close()
+        self._context.destroy(linger=0)
+        self._context = None

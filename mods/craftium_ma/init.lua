@@ -1,0 +1,207 @@
+-- craftium_ma: the bridge between the lock-step server and Python, and the
+-- API that task mods use. See docs/lua_api.md.
+--
+-- The patched server calls two hooks on this mod:
+--   core.craftium_ma_reset(step, 0, request_json)  at every env reset
+--   core.craftium_ma_tick(step, dtime)             after every server tick;
+--                                                  returns the step's results
+-- Rewards accumulate within a step and are cleared once reported.
+
+craftium_ma = {}
+
+local agents = {}     -- agent names, in order
+local passwords = {}  -- name -> password
+for entry in (core.settings:get("craftium_ma_agents") or ""):gmatch("[^,]+") do
+	local name, password = entry:match("^([^:]+):(.*)$")
+	agents[#agents + 1] = name
+	passwords[name] = password
+end
+local allow_spectators = core.settings:get_bool("craftium_ma_allow_spectators", false)
+
+local results = {}    -- name -> this step's {reward, terminated, truncated, info}
+local state = {}      -- the global state vector, see craftium_ma.set_state
+local options = {}    -- task options passed from Python at reset
+local seed = 0
+local reset_callbacks, step_callbacks = {}, {}
+local areas = {}              -- {minp, maxp, on_loaded, loaded}
+local pending_reset = nil     -- a reset that waits for the areas to load
+
+local function clear_results()
+	for _, name in ipairs(agents) do
+		results[name] = {reward = 0, terminated = false, truncated = false, info = {}}
+	end
+end
+clear_results()
+
+local function result_of(player, level)
+	local name = player
+	if type(player) == "userdata" and player.get_player_name then
+		name = player:get_player_name()
+	end
+	local result = results[name]
+	if not result then
+		error("craftium_ma: unknown agent '" .. tostring(name) .. "'", level + 1)
+	end
+	return result
+end
+
+--- Agent names, in order (agent_0, agent_1, ...).
+function craftium_ma.agents()
+	return table.copy(agents)
+end
+
+--- Whether player (ObjectRef or name) is one of the agents.
+function craftium_ma.is_agent(player)
+	local name = type(player) == "string" and player or
+		(player and player.is_player and player:is_player() and player:get_player_name())
+	return results[name] ~= nil
+end
+
+function craftium_ma.set_reward(player, reward)
+	result_of(player, 2).reward = reward
+end
+
+function craftium_ma.add_reward(player, reward)
+	local result = result_of(player, 2)
+	result.reward = result.reward + reward
+end
+
+--- The agent's episode ends this step (Python removes it from env.agents).
+function craftium_ma.set_termination(player)
+	result_of(player, 2).terminated = true
+end
+
+function craftium_ma.set_truncation(player)
+	result_of(player, 2).truncated = true
+end
+
+--- Every agent terminates this step.
+function craftium_ma.end_episode()
+	for _, name in ipairs(agents) do
+		results[name].terminated = true
+	end
+end
+
+--- infos[agent][key] = value: a number, string, boolean or flat array of numbers.
+function craftium_ma.set_info(player, key, value)
+	local result = result_of(player, 2)
+	local kind = type(value)
+	if kind == "table" then
+		for i, v in pairs(value) do
+			if type(i) ~= "number" or type(v) ~= "number" then
+				error("craftium_ma.set_info: '" .. key .. "' must be a flat array of numbers", 2)
+			end
+		end
+	elseif kind ~= "number" and kind ~= "string" and kind ~= "boolean" then
+		error("craftium_ma.set_info: '" .. key .. "' cannot be a " .. kind, 2)
+	end
+	result.info[key] = value
+end
+
+--- The global state vector returned by env.state() (a flat array of numbers).
+function craftium_ma.set_state(vector)
+	state = vector
+end
+
+--- The options that Python passed (task_options), as a table.
+function craftium_ma.options()
+	return options
+end
+
+--- The seed of the current episode.
+function craftium_ma.seed()
+	return seed
+end
+
+--- fn(seed, options) runs at every reset, in registration order.
+function craftium_ma.register_on_reset(fn)
+	reset_callbacks[#reset_callbacks + 1] = fn
+end
+
+--- fn(dtime) runs once per env step, after the server's tick.
+function craftium_ma.register_on_step(fn)
+	step_callbacks[#step_callbacks + 1] = fn
+end
+
+--- The task's world lives in minp..maxp: the server generates it at start,
+--- then calls on_loaded() (to build the arena); resets wait until then.
+function craftium_ma.register_area(minp, maxp, on_loaded)
+	areas[#areas + 1] = {minp = minp, maxp = maxp, on_loaded = on_loaded, loaded = false}
+end
+
+local function areas_loaded()
+	for _, area in ipairs(areas) do
+		if not area.loaded then
+			return false
+		end
+	end
+	return true
+end
+
+core.register_on_mods_loaded(function()
+	core.after(0, function()
+		for _, area in ipairs(areas) do
+			core.emerge_area(area.minp, area.maxp, function(_, _, remaining)
+				if remaining == 0 then
+					if area.on_loaded then
+						area.on_loaded()
+					end
+					area.loaded = true
+				end
+			end)
+		end
+	end)
+end)
+
+local function run_reset(request)
+	seed = request.seed or 0
+	options = request.options or {}
+	clear_results()
+	for _, fn in ipairs(reset_callbacks) do
+		fn(seed, options)
+	end
+end
+
+core.craftium_ma_reset = function(step, _, request_json)
+	pending_reset = core.parse_json(request_json) or {}
+	if areas_loaded() then
+		run_reset(pending_reset)
+		pending_reset = nil
+	end
+end
+
+core.craftium_ma_tick = function(step, dtime)
+	if pending_reset and areas_loaded() then
+		run_reset(pending_reset)
+		pending_reset = nil
+	end
+	if dtime > 0 then
+		for _, fn in ipairs(step_callbacks) do
+			fn(dtime)
+		end
+	end
+	local out = core.write_json({step = step, agents = results, state = state,
+		loading = pending_reset ~= nil})
+	clear_results()
+	return out
+end
+
+-- Only the agents join, each with its password (unless spectators are
+-- allowed). The agent's account is (re)written just before its login is
+-- checked, so the server authenticates it against the configured password.
+core.register_on_prejoinplayer(function(name)
+	local password = passwords[name]
+	if not password then
+		if not allow_spectators then
+			return "craftium-ma: only the configured agents may join this server"
+		end
+		return
+	end
+	local auth = core.get_auth_handler()
+	local hash = core.get_password_hash(name, password)
+	if auth.get_auth(name) then
+		auth.set_password(name, hash)
+	else
+		auth.create_auth(name, hash)
+	end
+end)

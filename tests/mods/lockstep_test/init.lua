@@ -1,0 +1,71 @@
+-- A test task for the lock-step engine. Agent i stands at x = 4*i on a stone
+-- floor, facing +z, with a column of dig_immediate targets one node ahead.
+-- Digging a target gives the digger +1. Options:
+--   targets = false          no target columns (room to walk forward)
+--   terminate = {name, step} set_termination(name) at that step
+--   lua_error_at = step      raise a Lua error at that step
+--   set_info_bad = true      call set_info with an unknown agent at reset
+
+core.register_node("lockstep_test:target", {
+	description = "Target",
+	tiles = {"default_mese_block.png"},
+	groups = {dig_immediate = 3},
+	drop = "",
+})
+
+local MINP, MAXP = {x = -8, y = -1, z = -8}, {x = 24, y = 8, z = 40}
+
+craftium_ma.register_area(MINP, MAXP, function()
+	for x = MINP.x, MAXP.x do
+		for z = MINP.z, MAXP.z do
+			core.set_node({x = x, y = 0, z = z}, {name = "default:stone"})
+		end
+	end
+end)
+
+local server_time, steps = 0, 0
+
+local function place_targets(name)
+	for i, agent in ipairs(craftium_ma.agents()) do
+		for y = 1, 3 do
+			core.set_node({x = 4 * (i - 1), y = y, z = 1}, {name = name})
+		end
+	end
+end
+
+craftium_ma.register_on_reset(function(seed, options)
+	server_time, steps = 0, 0
+	core.set_timeofday(0.5)
+	place_targets(options.targets == false and "air" or "lockstep_test:target")
+	for i, agent in ipairs(craftium_ma.agents()) do
+		local player = core.get_player_by_name(agent)
+		player:set_pos({x = 4 * (i - 1), y = 0.5, z = -1})
+		player:set_look_horizontal(0)
+		player:set_look_vertical(0)
+		player:set_hp(20)
+	end
+	if options.set_info_bad then
+		craftium_ma.set_info("nobody", "x", 1)
+	end
+end)
+
+core.register_on_dignode(function(pos, oldnode, digger)
+	if oldnode.name == "lockstep_test:target" and digger and craftium_ma.is_agent(digger) then
+		craftium_ma.add_reward(digger, 1)
+	end
+end)
+
+craftium_ma.register_on_step(function(dtime)
+	server_time = server_time + dtime
+	steps = steps + 1
+	local options = craftium_ma.options()
+	for _, agent in ipairs(craftium_ma.agents()) do
+		craftium_ma.set_info(agent, "server_time", server_time)
+	end
+	if options.terminate and options.terminate[2] == steps then
+		craftium_ma.set_termination(options.terminate[1])
+	end
+	if options.lua_error_at == steps then
+		error("lockstep_test: the error asked for at step " .. steps)
+	end
+end)

@@ -1,0 +1,193 @@
+"""The patched engine with real server and client processes: lock-step stepping,
+per-player rewards and terminations from Lua, frames, determinism, cleanup."""
+
+import os
+import subprocess
+import time
+
+import numpy as np
+import pytest
+import zmq
+
+from craftium_ma import protocol
+from craftium_ma.lockstep import NOOP, AgentAction
+from craftium_ma.protocol import EngineError
+
+from conftest import AGENTS, make_session
+
+DIG = AgentAction(keys=protocol.key_bits(["dig"]))
+FORWARD = AgentAction(keys=protocol.key_bits(["forward"]))
+
+
+def test_dig_rewards_only_the_digger_in_the_same_step(session):
+    obs, _ = session.reset(seed=1, options={}, agents=AGENTS)
+    assert all(o.ready for o in obs.values())
+    _, result = session.step({"agent_0": NOOP, "agent_1": NOOP})
+    assert [result["agents"][a]["reward"] for a in AGENTS] == [0, 0]
+    _, result = session.step({"agent_0": DIG, "agent_1": NOOP})
+    assert result["agents"]["agent_0"]["reward"] == 1
+    assert result["agents"]["agent_1"]["reward"] == 0
+    # rewards are cleared once reported
+    _, result = session.step({"agent_0": NOOP, "agent_1": NOOP})
+    assert result["agents"]["agent_0"]["reward"] == 0
+
+
+def test_soft_reset_restores_the_dug_target(session):
+    session.reset(seed=1, options={}, agents=AGENTS)
+    _, result = session.step({"agent_0": DIG, "agent_1": DIG})
+    assert [result["agents"][a]["reward"] for a in AGENTS] == [1, 1]
+    session.reset(seed=1, options={}, agents=AGENTS)
+    _, result = session.step({"agent_0": DIG, "agent_1": NOOP})
+    assert result["agents"]["agent_0"]["reward"] == 1
+
+
+def test_termination_reaches_only_that_player(session):
+    session.reset(seed=1, options={"terminate": ["agent_1", 3]}, agents=AGENTS)
+    flags = []
+    for _ in range(4):
+        _, result = session.step({"agent_0": NOOP, "agent_1": NOOP})
+        flags.append({a: result["agents"][a]["terminated"] for a in AGENTS})
+    assert flags[2] == {"agent_0": False, "agent_1": True}
+    assert not any(f["agent_1"] for i, f in enumerate(flags) if i != 2)
+    assert not any(f["agent_0"] for f in flags)
+
+
+def walk_forward(session, pause: float, steps: int = 100):
+    obs, _ = session.reset(seed=1, options={"targets": False}, agents=AGENTS)
+    start = np.array(obs["agent_0"].position)
+    for _ in range(steps):
+        obs, result = session.step({"agent_0": FORWARD, "agent_1": NOOP})
+        time.sleep(pause)
+    distance = np.linalg.norm(np.array(obs["agent_0"].position) - start)
+    return distance, result["agents"]["agent_0"]["info"]["server_time"]
+
+
+def test_game_time_follows_steps_not_the_wall_clock(session):
+    fast_distance, fast_time = walk_forward(session, pause=0.0)
+    slow_distance, slow_time = walk_forward(session, pause=0.2)
+    dt = session.config.frame_dtime * session.frameskip
+    assert fast_distance > 5  # it really walked
+    assert slow_distance == pytest.approx(fast_distance, rel=0.01)
+    assert fast_time == pytest.approx(100 * dt, rel=1e-4)
+    assert slow_time == pytest.approx(100 * dt, rel=1e-4)
+
+
+def test_frames_are_not_blank_and_change_when_the_camera_turns(session):
+    obs, _ = session.reset(seed=1, options={}, agents=AGENTS)
+    before = obs["agent_0"].frame
+    assert before.shape == (64, 64, 3) and before.dtype == np.uint8
+    assert before.std() > 10  # not a flat colour
+    obs, _ = session.step({"agent_0": AgentAction(dx=1.0), "agent_1": NOOP})
+    after = obs["agent_0"].frame
+    assert np.abs(after.astype(int) - before.astype(int)).mean() > 5
+    assert obs["agent_0"].yaw != pytest.approx(0.0, abs=1)
+    # the other agent did not turn and sees the same picture
+    assert obs["agent_1"].yaw == pytest.approx(0.0, abs=1e-3)
+
+
+def test_lua_error_reaches_python_with_its_traceback():
+    with make_session() as s, pytest.raises(EngineError) as err:
+        s.reset(seed=1, options={"lua_error_at": 2}, agents=AGENTS)
+        s.step({"agent_0": NOOP, "agent_1": NOOP})
+        s.step({"agent_0": NOOP, "agent_1": NOOP})
+    message = str(err.value)
+    assert "the error asked for at step 2" in message
+    assert "stack traceback" in message and "lockstep_test/init.lua" in message
+
+
+def test_unknown_player_name_is_a_lua_error():
+    with make_session() as s:
+        with pytest.raises(EngineError, match="unknown agent 'nobody'"):
+            s.reset(seed=1, options={"set_info_bad": True}, agents=AGENTS)
+
+
+def run_episode(seed):
+    with make_session() as s:
+        s.reset(seed=seed, options={}, agents=AGENTS)
+        trace = []
+        rng = np.random.default_rng(seed)
+        for _ in range(30):
+            actions = {a: AgentAction(keys=int(rng.integers(0, 1 << 10)), dx=float(rng.uniform(-1, 1)))
+                       for a in AGENTS}
+            obs, result = s.step(actions)
+            trace.append([(obs[a].position, result["agents"][a]["reward"]) for a in AGENTS])
+        return trace
+
+
+def test_same_seed_and_actions_give_the_same_positions_and_rewards():
+    assert run_episode(7) == run_episode(7)
+
+
+def test_version_mismatch_gets_a_clear_error(session):
+    session.reset(seed=1, options={}, agents=AGENTS)
+    sock = session._agents["agent_0"]
+    sock.send(protocol._REQUEST.pack(b"CMAA", 99, protocol.ACT, 1, 0, 1, 0, 0, 0))
+    with pytest.raises(EngineError, match="version mismatch"):
+        protocol.decode_observation(sock.recv_multipart())
+    session._control.send(b'{"v": 99, "cmd": "status"}')
+    with pytest.raises(EngineError, match="version mismatch"):
+        protocol.decode_control(session._control.recv())
+
+
+def luanti_processes():
+    out = subprocess.run(["pgrep", "-f", "bin/luanti"], capture_output=True, text=True).stdout
+    return set(out.split())
+
+
+def test_close_leaves_no_process_socket_or_directory():
+    before = luanti_processes()
+    s = make_session()
+    s.reset(seed=1, options={}, agents=AGENTS)
+    directory = s.directory
+    assert (directory / "control.sock").exists()
+    assert luanti_processes() - before
+    s.close()
+    s.close()  # idempotent
+    assert not directory.exists()
+    assert luanti_processes() <= before
+
+
+def join_attempt(processes, name, password):
+    """Start a plain client as `name`; returns its log once it gave up or joined."""
+    from craftium_ma.build import find_engine
+    directory = processes.dir / f"visitor-{name}-{password}"
+    directory.mkdir()
+    (directory / "client.conf").write_text("screen_w = 64\nscreen_h = 64\nenable_sound = false\n")
+    (directory / "password").write_text(password)
+    log = directory / "debug.txt"
+    proc = subprocess.Popen(
+        [str(find_engine().binary), "--go", "--address", "127.0.0.1", "--port", str(processes._port),
+         "--name", name, "--password-file", str(directory / "password"),
+         "--config", str(directory / "client.conf"), "--logfile", str(log)],
+        env=dict(os.environ, SDL_VIDEODRIVER="offscreen"), cwd=directory,
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return proc, log
+
+
+def test_only_configured_agents_with_their_password_may_join():
+    from craftium_ma.build import find_engine
+    from craftium_ma.launcher import EngineProcesses, LaunchConfig
+    from conftest import TEST_MOD
+    processes = EngineProcesses(LaunchConfig(["agent_0"], (64, 64), [TEST_MOD]), find_engine())
+    try:
+        processes.start_server()
+        for name, password, reason in [("intruder", "anything", "only the configured agents"),
+                                       ("agent_0", "wrong", "invalid password")]:
+            proc, log = join_attempt(processes, name, password)
+            proc.wait(timeout=60)
+            assert reason in log.read_text().lower()
+        # the right password joins (the client keeps running)
+        proc, log = join_attempt(processes, "agent_0", processes._passwords["agent_0"])
+        try:
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline:
+                server_log = (processes.dir / "server.log.debug").read_text()
+                if "agent_0 [127.0.0.1] joins game" in server_log:
+                    break
+                time.sleep(0.1)
+            assert "agent_0 [127.0.0.1] joins game" in server_log
+        finally:
+            proc.kill()
+            proc.wait()
+    finally:
+        processes.close()
