@@ -1,0 +1,56 @@
+"""No Luanti process, socket or temp directory survives the Python process that
+started them, even when it is killed with SIGKILL."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+CHILD = f"""
+import sys
+sys.path.insert(0, {str(HERE)!r})
+from conftest import make_session
+s = make_session(agents=["agent_0"])
+s.reset(seed=0, options={{}}, agents=["agent_0"])
+print(s.directory, flush=True)
+import time
+time.sleep(600)
+"""
+
+
+def engine_pids():
+    out = subprocess.run(["pgrep", "-f", "bin/luanti"], capture_output=True, text=True).stdout
+    return set(out.split())
+
+
+def test_sigkill_of_the_python_parent_leaves_nothing_behind():
+    before = engine_pids()
+    child = subprocess.Popen([sys.executable, "-c", CHILD], stdout=subprocess.PIPE, text=True)
+    directory = Path(child.stdout.readline().strip())
+    assert directory.is_dir() and engine_pids() - before
+    os.kill(child.pid, signal.SIGKILL)
+    child.wait()
+    deadline = time.monotonic() + 10
+    while (engine_pids() - before or directory.exists()) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not engine_pids() - before
+    assert not directory.exists()
+
+
+def test_repeated_sessions_leak_no_process_fd_or_directory():
+    from conftest import make_session
+    before_pids = engine_pids()
+    before_fds = len(os.listdir("/proc/self/fd"))
+    directories = []
+    for _ in range(5):
+        s = make_session(agents=["agent_0"])
+        s.reset(seed=0, options={}, agents=["agent_0"])
+        directories.append(s.directory)
+        s.close()
+    assert engine_pids() <= before_pids
+    assert not any(d.exists() for d in directories)
+    assert len(os.listdir("/proc/self/fd")) <= before_fds + 2
