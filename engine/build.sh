@@ -47,11 +47,12 @@ fetch_tarball() {
   uris=$(grep -h -E '^(URIs:|deb )' /etc/apt/sources.list.d/*.sources /etc/apt/sources.list 2>/dev/null \
          | grep -o -E 'https?://[^ ]+/debian/?( |$)' | head -n1 | tr -d ' ' || true)
   [ -n "$uris" ] || die "no Debian mirror found in the apt sources; set CRAFTIUM_MA_LUANTI_TARBALL"
-  local list=/etc/apt/sources.list.d/craftium-ma-luanti-src.sources
+  local list=/etc/apt/sources.list.d/craftium-ma-luanti-src.sources sudo
+  sudo=$([ "$(id -u)" = 0 ] || echo sudo)
   if [ ! -e "$list" ]; then
     printf 'Types: deb-src\nURIs: %s\nSuites: %s\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
-      "$uris" "$DEBIAN_SUITE" > "$list"
-    apt-get update -qq
+      "$uris" "$DEBIAN_SUITE" | $sudo tee "$list" >/dev/null
+    $sudo apt-get update -qq
   fi
   tmp=$(mktemp -d); chmod 755 "$tmp"
   (cd "$tmp" && apt-get source -qq --download-only "luanti=$DEBIAN_VERSION" >/dev/null 2>&1 || true)

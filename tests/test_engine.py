@@ -7,7 +7,6 @@ import time
 
 import numpy as np
 import pytest
-import zmq
 
 from craftium_ma import protocol
 from craftium_ma.lockstep import NOOP, AgentAction
