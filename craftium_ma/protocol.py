@@ -16,7 +16,8 @@ import numpy as np
 AGENT_PROTOCOL_VERSION = 1
 CONTROL_PROTOCOL_VERSION = 1
 
-#: The 21 keys an agent can hold, in the order of the request's key bits.
+#: The 21 keys an agent can hold, in the order of the request's key bits
+#: ("inventory" is accepted but ignored: agents never open menus).
 KEYS = (
     "forward", "backward", "left", "right", "jump", "aux1", "sneak", "zoom",
     "dig", "place", "drop", "inventory",
