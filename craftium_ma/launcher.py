@@ -190,10 +190,12 @@ class EngineProcesses:
     def _spawn(self, name: str, args: list):
         log = self.dir / f"{name}.log"
         argv = [self._build.binary, *args, "--logfile", f"{log}.debug"]
+        # own user data (media cache, mod storage) per process, see patch 0004
+        env = dict(self._env, MINETEST_USER_PATH=str(self.dir / f"{name}-user"))
         with open(log, "wb") as out:
             p = subprocess.Popen([str(a) for a in argv],
                                  stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
-                                 env=self._env, cwd=str(self.dir), preexec_fn=_die_with_parent,
+                                 env=env, cwd=str(self.dir), preexec_fn=_die_with_parent,
                                  start_new_session=True)
         self._processes.append(p)
         self._names.append(name)
