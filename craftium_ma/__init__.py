@@ -1,0 +1,27 @@
+"""craftium-ma: PettingZoo multi-agent environments in a shared Luanti world."""
+
+from .build import EngineNotBuiltError
+from .env import CraftiumParallelEnv, env, parallel_env, raw_env
+from .protocol import EngineError
+from .tasks import TaskError, tasks
+
+__all__ = ["CraftiumParallelEnv", "EngineError", "EngineNotBuiltError", "TaskError",
+           "env", "parallel_env", "raw_env", "tasks"]
+__version__ = "0.1.0"
+
+
+def _register_with_pettingzoo():
+    """pettingzoo.make("parallel", "craftium/<task>-v<N>") where PettingZoo has a registry."""
+    import functools
+
+    import pettingzoo
+    if not hasattr(pettingzoo, "register"):
+        return
+    from .tasks import shipped_tasks
+    for task in shipped_tasks().values():
+        env_id = f"craftium/{task.id}-v{task.version}"
+        pettingzoo.register("parallel", env_id, functools.partial(parallel_env, task.id))
+        pettingzoo.register("aec", env_id, functools.partial(env, task.id))
+
+
+_register_with_pettingzoo()

@@ -106,21 +106,27 @@ class LockstepSession:
     def reset(self, seed: int, options: dict, agents: list[str]):
         """Soft reset through the Lua reset hooks; waits until every agent's world is loaded.
 
-        Returns (observations, lua_results)."""
+        Returns (observations, lua_results of the reset)."""
         self.step_count += 1
         result = self._control_request("reset", step=self.step_count, agents=agents,
                                        seed=seed, options=options)["result"]
         for agent in agents:
             self._agents[agent].send(protocol.encode_request(protocol.OBSERVE, self.step_count))
-        observations = self._gather(agents)
+        self._gather(agents)
+        # Zero-time steps until the world is ready; at least one, so that the
+        # look direction set by the reset reaches the camera before the frame.
         deadline = time.monotonic() + self.config.timeout
-        while not all(o.ready for o in observations.values()):
+        while True:
+            observations, tick = self.step({a: NOOP for a in agents}, frames=0)
+            if result.get("loading") and not tick.get("loading"):
+                result = tick  # the reset waited for the task area and ran in this tick
+            if all(o.ready for o in observations.values()) and not result.get("loading"):
+                break
             if time.monotonic() > deadline:
-                slow = [a for a, o in observations.items() if not o.ready]
+                slow = [a for a, o in observations.items() if not o.ready] or ["the task area"]
                 raise TimeoutError(f"the world around {slow} did not load within "
                                    f"{self.config.timeout:.0f} s")
-            observations, result = self.step({a: NOOP for a in agents}, frames=0)
-        return observations, result
+        return observations, dict(result, state=tick.get("state"))
 
     def step(self, actions: dict[str, AgentAction], frames: int | None = None):
         """One lock-step: every agent in `actions` acts, the server ticks once.

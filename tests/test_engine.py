@@ -158,7 +158,8 @@ def join_attempt(processes, name, password):
         [str(find_engine().binary), "--go", "--address", "127.0.0.1", "--port", str(processes._port),
          "--name", name, "--password-file", str(directory / "password"),
          "--config", str(directory / "client.conf"), "--logfile", str(log)],
-        env=dict(os.environ, SDL_VIDEODRIVER="offscreen"), cwd=directory,
+        env=dict(os.environ, SDL_VIDEODRIVER="offscreen", MINETEST_USER_PATH=str(directory)),
+        cwd=directory,
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     return proc, log
 

@@ -8,6 +8,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 HERE = Path(__file__).resolve().parent
 
 CHILD = f"""
@@ -54,3 +56,57 @@ def test_repeated_sessions_leak_no_process_fd_or_directory():
     assert engine_pids() <= before_pids
     assert not any(d.exists() for d in directories)
     assert len(os.listdir("/proc/self/fd")) <= before_fds + 2
+
+
+ENV_CHILD = """
+import craftium_ma
+env = craftium_ma.parallel_env("small_room", num_agents=2)
+env.reset(seed=0)
+print(env._session.directory, flush=True)
+import time
+time.sleep(600)
+"""
+
+
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGINT, signal.SIGTERM])
+def test_a_killed_or_interrupted_process_holding_a_started_env_leaves_nothing(sig):
+    before = engine_pids()
+    child = subprocess.Popen([sys.executable, "-c", ENV_CHILD], stdout=subprocess.PIPE, text=True)
+    directory = Path(child.stdout.readline().strip())
+    assert directory.is_dir()
+    os.kill(child.pid, sig)
+    child.wait()
+    deadline = time.monotonic() + 10
+    while (engine_pids() - before or directory.exists()) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not engine_pids() - before and not directory.exists()
+
+
+def test_twenty_env_cycles_leak_nothing():
+    import tempfile
+
+    import craftium_ma
+    before_pids = engine_pids()
+    before_fds = len(os.listdir("/proc/self/fd"))
+    before_dirs = set(Path(tempfile.gettempdir()).glob("craftium-ma-*"))
+    for i in range(20):
+        env = craftium_ma.parallel_env("small_room", num_agents=1)
+        env.reset(seed=i)
+        env.step({"agent_0": 1})
+        env.close()
+    assert engine_pids() <= before_pids
+    assert set(Path(tempfile.gettempdir()).glob("craftium-ma-*")) <= before_dirs
+    assert len(os.listdir("/proc/self/fd")) <= before_fds + 2
+
+
+def test_garbage_collection_closes_the_env():
+    import gc
+
+    import craftium_ma
+    before = engine_pids()
+    env = craftium_ma.parallel_env("small_room", num_agents=1)
+    env.reset(seed=0)
+    directory = env._session.directory
+    del env
+    gc.collect()
+    assert not directory.exists() and engine_pids() <= before

@@ -1,0 +1,113 @@
+"""Tasks: a Lua mod plus a manifest (task.toml) in one folder.
+
+The shipped tasks live in mods/<task>/; a user's task can live anywhere and
+is passed as task_dir. The manifest says what Python needs to know: agents
+allowed, episode length, the discrete action set, the frame size, world and
+client settings, and the size of the global state.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .build import REPO
+from .protocol import KEYS, key_bits
+
+MODS = REPO / "mods"
+
+
+class TaskError(ValueError):
+    """An unknown task, or a task folder whose manifest is wrong."""
+
+
+@dataclass(frozen=True)
+class DiscreteAction:
+    name: str
+    keys: int = 0  # bitmask over protocol.KEYS
+    dx: float = 0.0
+    dy: float = 0.0
+
+
+@dataclass(frozen=True)
+class Task:
+    id: str
+    version: int
+    directory: Path
+    description: str
+    min_agents: int
+    max_agents: int
+    default_agents: int
+    max_cycles: int
+    obs_size: tuple[int, int]
+    actions: tuple[DiscreteAction, ...]
+    state_shared: int = 0  # state() = shared values + per_agent values for each agent
+    state_per_agent: int = 0
+    server_settings: dict[str, str] = field(default_factory=dict)
+    client_settings: dict[str, str] = field(default_factory=dict)
+    options: dict = field(default_factory=dict)  # defaults of task_options
+
+    @property
+    def env_id(self) -> str:
+        return f"{self.id}_v{self.version}"
+
+    def state_size(self, num_agents: int) -> int:
+        return self.state_shared + self.state_per_agent * num_agents
+
+
+def load_task(directory: str | Path) -> Task:
+    """Read a task folder (mod.conf, init.lua, task.toml)."""
+    directory = Path(directory).resolve()
+    manifest = directory / "task.toml"
+    if not manifest.is_file():
+        raise TaskError(f"{directory} is not a task folder: it has no task.toml")
+    if not (directory / "init.lua").is_file() or not (directory / "mod.conf").is_file():
+        raise TaskError(f"{directory} is not a task folder: a task needs mod.conf and init.lua")
+    try:
+        m = tomllib.loads(manifest.read_text())
+        agents = m.get("agents", {})
+        actions = []
+        for a in m["actions"]:
+            unknown = set(a.get("keys", [])) - set(KEYS)
+            if unknown:
+                raise TaskError(f"{manifest}: action {a['name']!r} holds unknown keys {sorted(unknown)}")
+            actions.append(DiscreteAction(a["name"], key_bits(a.get("keys", [])),
+                                          float(a.get("dx", 0)), float(a.get("dy", 0))))
+        size = m.get("obs_size", [64, 64])
+        return Task(
+            id=m["id"], version=int(m.get("version", 0)), directory=directory,
+            description=m.get("description", ""),
+            min_agents=int(agents.get("min", 1)), max_agents=int(agents.get("max", 8)),
+            default_agents=int(agents.get("default", 2)),
+            max_cycles=int(m.get("max_cycles", 1000)),
+            obs_size=(int(size[0]), int(size[1])), actions=tuple(actions),
+            state_shared=int(m.get("state", {}).get("shared", 0)),
+            state_per_agent=int(m.get("state", {}).get("per_agent", 0)),
+            server_settings={k: str(v) for k, v in m.get("server", {}).items()},
+            client_settings={k: str(v) for k, v in m.get("client", {}).items()},
+            options=dict(m.get("options", {})))
+    except (KeyError, TypeError, tomllib.TOMLDecodeError) as e:
+        raise TaskError(f"{manifest}: malformed manifest ({e!r})") from None
+
+
+def shipped_tasks() -> dict[str, Task]:
+    """The tasks in mods/, by id."""
+    tasks = {}
+    for manifest in sorted(MODS.glob("*/task.toml")):
+        task = load_task(manifest.parent)
+        tasks[task.id] = task
+    return tasks
+
+
+def tasks() -> list[str]:
+    """The ids of the shipped tasks."""
+    return list(shipped_tasks())
+
+
+def find_task(task: str) -> Task:
+    found = shipped_tasks()
+    if task not in found:
+        raise TaskError(f"unknown task {task!r}; the tasks are: {', '.join(found) or 'none'} "
+                        "(or pass task_dir= for a task folder of your own)")
+    return found[task]

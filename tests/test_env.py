@@ -1,0 +1,227 @@
+"""The PettingZoo API over real engine processes: PettingZoo's own conformance
+tests on every task, seeding, rendering, state, the registry and bad input."""
+
+import importlib
+import pickle
+
+import numpy as np
+import pettingzoo
+import pytest
+from pettingzoo.test import api_test, max_cycles_test, parallel_api_test, render_test
+from pettingzoo.test.state_test import test_parallel_env as parallel_state_test
+from pettingzoo.test.state_test import test_state as aec_state_test
+
+import craftium_ma
+from craftium_ma.tasks import shipped_tasks
+
+TASKS = craftium_ma.tasks()
+
+
+def task_module(task_id):
+    task = shipped_tasks()[task_id]
+    return importlib.import_module(f"craftium_ma.envs.{task.env_id}")
+
+
+def test_tasks_are_listed():
+    assert "small_room" in TASKS
+
+
+@pytest.mark.parametrize("task", TASKS)
+def test_parallel_api(task):
+    env = craftium_ma.parallel_env(task)
+    try:
+        parallel_api_test(env, num_cycles=60)
+    finally:
+        env.close()
+
+
+@pytest.mark.parametrize("task", TASKS)
+def test_aec_api(task):
+    env = craftium_ma.env(task, max_cycles=40)
+    try:
+        api_test(env, num_cycles=40)
+    finally:
+        env.close()
+
+
+@pytest.mark.parametrize("task", TASKS)
+def test_max_cycles(task):
+    max_cycles_test(task_module(task))
+
+
+@pytest.mark.parametrize("task", TASKS)
+def test_render(task):
+    envs = []
+
+    def make(render_mode=None):
+        envs.append(craftium_ma.env(task, render_mode=render_mode, max_cycles=20))
+        return envs[-1]
+
+    try:
+        render_test(make)
+    finally:
+        for e in envs:
+            e.close()
+
+
+@pytest.mark.parametrize("task", [t for t, spec in shipped_tasks().items() if spec.state_size(1)])
+def test_state(task):
+    aec = craftium_ma.env(task, max_cycles=30)
+    par = craftium_ma.parallel_env(task, max_cycles=30)
+    try:
+        aec_state_test(aec, 30)
+        parallel_state_test(par, 30)
+        state = par.state()
+        assert state.shape == par.state_space.shape and np.isfinite(state).all()
+    finally:
+        aec.close()
+        par.close()
+
+
+def rollout(task, seed, steps):
+    env = craftium_ma.parallel_env(task, max_cycles=steps)
+    rng = np.random.default_rng(123)
+    try:
+        obs, infos = env.reset(seed=seed)
+        trace = [(obs, infos)]
+        while env.agents:
+            actions = {a: int(rng.integers(env.action_space(a).n)) for a in env.agents}
+            trace.append(env.step(actions))
+        return trace
+    finally:
+        env.close()
+
+
+def assert_same(a, b):
+    if isinstance(a, dict):
+        assert a.keys() == b.keys()
+        for k in a:
+            assert_same(a[k], b[k])
+    elif isinstance(a, (tuple, list)):
+        assert len(a) == len(b)
+        for x, y in zip(a, b):
+            assert_same(x, y)
+    elif isinstance(a, np.ndarray):
+        np.testing.assert_array_equal(a, b)
+    else:
+        assert a == b
+
+
+@pytest.mark.parametrize("task", TASKS)
+def test_same_seed_and_actions_give_the_same_episode(task):
+    """PettingZoo's parallel_seed_test stops after one step; this runs a whole episode."""
+    first, second = rollout(task, 11, 60), rollout(task, 11, 60)
+    assert len(first) == 61
+    assert_same(first, second)
+    other = rollout(task, 12, 1)
+    assert not np.array_equal(first[0][0]["agent_0"], other[0][0]["agent_0"]) or \
+        first[0][1] != other[0][1]
+
+
+def test_pettingzoo_registry():
+    env = pettingzoo.make("parallel", "craftium/small_room-v0", max_cycles=3)
+    try:
+        env.reset(seed=0)
+        assert env.max_cycles == 3
+    finally:
+        env.close()
+
+
+def test_spaces_are_the_same_objects_and_full_actions_work():
+    env = craftium_ma.parallel_env("small_room", action_space="full", num_agents=1)
+    try:
+        assert env.action_space("agent_0") is env.action_space("agent_0")
+        assert env.observation_space("agent_0") is env.observation_space("agent_0")
+        obs, _ = env.reset(seed=0)
+        action = {k: 0 for k in craftium_ma.protocol.KEYS}
+        action["forward"] = 1
+        action["mouse"] = np.array([0.5, 0.0], np.float32)
+        _, _, _, _, infos = env.step({"agent_0": action})
+        assert infos["agent_0"]["yaw"] != pytest.approx(0.0)
+    finally:
+        env.close()
+
+
+def test_an_unreset_env_pickles_and_copies_run_side_by_side():
+    env = craftium_ma.parallel_env("small_room", num_agents=1)
+    copy = pickle.loads(pickle.dumps(env))
+    try:
+        a, _ = env.reset(seed=5)
+        b, _ = copy.reset(seed=5)
+        assert env._session.directory != copy._session.directory
+        np.testing.assert_array_equal(a["agent_0"], b["agent_0"])
+    finally:
+        env.close()
+        copy.close()
+
+
+def test_reset_is_soft_when_processes_are_up():
+    env = craftium_ma.parallel_env("small_room", num_agents=1)
+    try:
+        env.reset(seed=1)
+        directory = env._session.directory
+        env.step({"agent_0": 1})
+        env.reset(seed=2)
+        assert env._session.directory == directory
+    finally:
+        env.close()
+
+
+# -- bad input ---------------------------------------------------------------------------
+
+def test_unknown_task_names_the_known_ones():
+    with pytest.raises(craftium_ma.TaskError, match="unknown task 'nope'.*small_room"):
+        craftium_ma.parallel_env("nope")
+
+
+@pytest.mark.parametrize("n", [0, 5, 2.5])
+def test_num_agents_out_of_range(n):
+    with pytest.raises(ValueError, match="num_agents"):
+        craftium_ma.parallel_env("small_room", num_agents=n)
+
+
+@pytest.mark.parametrize("kwargs,match", [
+    ({"obs_size": 2}, "obs_size"), ({"obs_size": "big"}, "obs_size"),
+    ({"max_cycles": 0}, "max_cycles"), ({"frameskip": 0}, "frameskip"),
+    ({"render_mode": "ansi"}, "render_mode"), ({"action_space": "mouse"}, "action_space"),
+])
+def test_bad_arguments(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        craftium_ma.parallel_env("small_room", **kwargs)
+
+
+def test_step_before_reset():
+    env = craftium_ma.parallel_env("small_room")
+    with pytest.raises(RuntimeError, match="before reset"):
+        env.step({"agent_0": 0, "agent_1": 0})
+
+
+@pytest.fixture(scope="module")
+def running_env():
+    env = craftium_ma.parallel_env("small_room")
+    env.reset(seed=0)
+    yield env
+    env.close()
+
+
+def test_missing_agent_in_actions(running_env):
+    with pytest.raises(ValueError, match=r"no action for live agents \['agent_1'\]"):
+        running_env.step({"agent_0": 0})
+
+
+@pytest.mark.parametrize("action", [4, -1, "forward", None])
+def test_action_outside_the_space(running_env, action):
+    with pytest.raises(ValueError, match="outside its action space"):
+        running_env.step({"agent_0": action, "agent_1": 0})
+
+
+def test_unknown_agent_in_actions(running_env):
+    with pytest.raises(ValueError, match="unknown agents"):
+        running_env.step({"agent_0": 0, "agent_1": 0, "agent_9": 0})
+
+
+def test_missing_engine_build_says_how_to_build(monkeypatch, tmp_path):
+    monkeypatch.setenv("CRAFTIUM_MA_ENGINE", str(tmp_path / "no-build"))
+    env = craftium_ma.parallel_env("small_room")
+    with pytest.raises(craftium_ma.EngineNotBuiltError, match="engine/build.sh"):
+        env.reset()
