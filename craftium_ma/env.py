@@ -10,7 +10,6 @@ from __future__ import annotations
 import math
 import os
 import secrets
-from pathlib import Path
 
 import gymnasium
 import numpy as np

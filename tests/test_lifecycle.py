@@ -110,3 +110,17 @@ def test_garbage_collection_closes_the_env():
     del env
     gc.collect()
     assert not directory.exists() and engine_pids() <= before
+
+
+def test_a_crashed_client_is_named_with_its_log():
+    import craftium_ma
+    env = craftium_ma.parallel_env("small_room", num_agents=2, timeout=20)
+    try:
+        env.reset(seed=0)
+        victim = env._session._processes._processes[2]  # server, agent_0, agent_1
+        victim.kill()
+        victim.wait()
+        with pytest.raises(craftium_ma.EngineError, match=r"(?s)client of agent_1 exited.*agent_1\.log"):
+            env.step({"agent_0": 0, "agent_1": 0})
+    finally:
+        env.close()
