@@ -115,7 +115,8 @@ class CraftiumParallelEnv(ParallelEnv):
             self._session = LockstepSession(self._launch_config(), self.frameskip)
         seed = secrets.randbits(31) if seed is None else int(seed) % 2**31
         task_options = {**self.task.options, **self.task_options, **(options or {})}
-        observations, result = self._session.reset(seed, task_options, self.possible_agents)
+        observations, result = self._session.reset(seed, task_options, self.possible_agents,
+                                                   max_cycles=self.max_cycles)
         self.agents = list(self.possible_agents)
         self._cycles = 0
         self._frames = {a: o.frame for a, o in observations.items()}
@@ -225,7 +226,7 @@ class CraftiumParallelEnv(ParallelEnv):
 
     def _launch_config(self) -> LaunchConfig:
         return LaunchConfig(
-            agents=list(self.possible_agents), obs_size=self.obs_size, mods=[self.task.directory],
+            agents=list(self.possible_agents), obs_size=self.obs_size, mods=[self.task.mod],
             frame_dtime=self.frame_dtime, timeout=self.timeout,
             server_settings=self.task.server_settings, client_settings=self.task.client_settings)
 

@@ -103,13 +103,14 @@ class LockstepSession:
                 raise EngineError(f"{agent}: {e}") from None
         return observations
 
-    def reset(self, seed: int, options: dict, agents: list[str]):
+    def reset(self, seed: int, options: dict, agents: list[str], max_cycles: int | None = None):
         """Soft reset through the Lua reset hooks; waits until every agent's world is loaded.
 
         Returns (observations, lua_results of the reset)."""
         self.step_count += 1
         result = self._control_request("reset", step=self.step_count, agents=agents,
-                                       seed=seed, options=options)["result"]
+                                       seed=seed, options=options,
+                                       max_cycles=max_cycles)["result"]
         for agent in agents:
             self._agents[agent].send(protocol.encode_request(protocol.OBSERVE, self.step_count))
         self._gather(agents)

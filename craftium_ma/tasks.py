@@ -35,6 +35,7 @@ class Task:
     id: str
     version: int
     directory: Path
+    mod: Path  # the Lua mod folder (the task folder itself unless the manifest says mod =)
     description: str
     min_agents: int
     max_agents: int
@@ -62,10 +63,11 @@ def load_task(directory: str | Path) -> Task:
     manifest = directory / "task.toml"
     if not manifest.is_file():
         raise TaskError(f"{directory} is not a task folder: it has no task.toml")
-    if not (directory / "init.lua").is_file() or not (directory / "mod.conf").is_file():
-        raise TaskError(f"{directory} is not a task folder: a task needs mod.conf and init.lua")
     try:
         m = tomllib.loads(manifest.read_text())
+        mod = (directory / m.get("mod", ".")).resolve()  # variants may share a mod
+        if not (mod / "init.lua").is_file() or not (mod / "mod.conf").is_file():
+            raise TaskError(f"{mod} is not a Lua mod: a task needs mod.conf and init.lua")
         agents = m.get("agents", {})
         actions = []
         for a in m["actions"]:
@@ -76,7 +78,7 @@ def load_task(directory: str | Path) -> Task:
                                           float(a.get("dx", 0)), float(a.get("dy", 0))))
         size = m.get("obs_size", [64, 64])
         return Task(
-            id=m["id"], version=int(m.get("version", 0)), directory=directory,
+            id=m["id"], version=int(m.get("version", 0)), directory=directory, mod=mod,
             description=m.get("description", ""),
             min_agents=int(agents.get("min", 1)), max_agents=int(agents.get("max", 8)),
             default_agents=int(agents.get("default", 2)),

@@ -22,6 +22,9 @@ local results = {}    -- name -> this step's {reward, terminated, truncated, inf
 local state = {}      -- the global state vector, see craftium_ma.set_state
 local options = {}    -- task options passed from Python at reset
 local seed = 0
+local rng = PcgRandom(0)  -- the episode's random numbers, seeded at reset
+local steps = 0           -- env steps since the reset
+local max_cycles = nil    -- the episode's length limit, if Python set one
 local reset_callbacks, step_callbacks = {}, {}
 local areas = {}              -- {minp, maxp, on_loaded, loaded}
 local pending_reset = nil     -- a reset that waits for the areas to load
@@ -113,6 +116,20 @@ function craftium_ma.seed()
 	return seed
 end
 
+--- The episode's PcgRandom, seeded from reset(seed=...): draw all randomness from it.
+function craftium_ma.rng()
+	return rng
+end
+
+--- Env steps since the reset, and the episode's max_cycles (nil if unknown).
+function craftium_ma.step_count()
+	return steps
+end
+
+function craftium_ma.max_cycles()
+	return max_cycles
+end
+
 --- fn(seed, options) runs at every reset, in registration order.
 function craftium_ma.register_on_reset(fn)
 	reset_callbacks[#reset_callbacks + 1] = fn
@@ -123,10 +140,13 @@ function craftium_ma.register_on_step(fn)
 	step_callbacks[#step_callbacks + 1] = fn
 end
 
---- The task's world lives in minp..maxp: the server generates it at start,
---- then calls on_loaded() (to build the arena); resets wait until then.
+--- The task's world lives in minp..maxp: the server generates it at start and
+--- calls on_loaded() (build the arena there), then keeps a snapshot of it. Every
+--- reset writes the snapshot back and removes dropped items and entities in the
+--- area before the reset callbacks run; resets wait until the areas are loaded.
 function craftium_ma.register_area(minp, maxp, on_loaded)
-	areas[#areas + 1] = {minp = minp, maxp = maxp, on_loaded = on_loaded, loaded = false}
+	areas[#areas + 1] = {minp = vector.new(minp), maxp = vector.new(maxp),
+		on_loaded = on_loaded, loaded = false}
 end
 
 local function areas_loaded()
@@ -138,6 +158,23 @@ local function areas_loaded()
 	return true
 end
 
+local function snapshot(area)
+	local vm = core.get_voxel_manip(area.minp, area.maxp)
+	area.data, area.param2 = vm:get_data(), vm:get_param2_data()
+end
+
+local function restore(area)
+	local vm = core.get_voxel_manip(area.minp, area.maxp)
+	vm:set_data(area.data)
+	vm:set_param2_data(area.param2)
+	vm:write_to_map(false)
+	for _, obj in ipairs(core.get_objects_in_area(area.minp, area.maxp)) do
+		if not obj:is_player() then
+			obj:remove()
+		end
+	end
+end
+
 core.register_on_mods_loaded(function()
 	core.after(0, function()
 		for _, area in ipairs(areas) do
@@ -146,6 +183,7 @@ core.register_on_mods_loaded(function()
 					if area.on_loaded then
 						area.on_loaded()
 					end
+					snapshot(area)
 					area.loaded = true
 				end
 			end)
@@ -156,11 +194,19 @@ end)
 local function run_reset(request)
 	seed = request.seed or 0
 	options = request.options or {}
+	max_cycles = request.max_cycles
+	steps = 0
+	rng = PcgRandom(seed)
 	clear_results()
+	for _, area in ipairs(areas) do
+		restore(area)
+	end
 	for _, fn in ipairs(reset_callbacks) do
 		fn(seed, options)
 	end
 end
+
+dofile(core.get_modpath("craftium_ma") .. "/lib.lua")
 
 core.craftium_ma_reset = function(step, _, request_json)
 	pending_reset = core.parse_json(request_json) or {}
@@ -176,6 +222,7 @@ core.craftium_ma_tick = function(step, dtime)
 		pending_reset = nil
 	end
 	if dtime > 0 then
+		steps = steps + 1
 		for _, fn in ipairs(step_callbacks) do
 			fn(dtime)
 		end
