@@ -49,8 +49,8 @@ function craftium_ma.random_positions(minp, maxp, count)
 	return out
 end
 
---- Replace the agent's main inventory with items (a list of item strings) and
---- select the first hotbar slot.
+--- Replace the agent's main inventory with items (a list of item strings, in
+--- hotbar order; the agent wields slot 1 unless it pressed another slot key).
 function craftium_ma.give(player, items)
 	player = player_of(player)
 	local inv = player:get_inventory()
@@ -58,7 +58,6 @@ function craftium_ma.give(player, items)
 	for _, item in ipairs(items or {}) do
 		inv:add_item("main", item)
 	end
-	player:set_wield_index(1)
 end
 
 -- Teams: name -> list of agent names
