@@ -1,0 +1,153 @@
+-- capture_the_flag: red defends z < length / 2, blue the other half. The field's
+-- inside spans x in 1 .. width, z in 1 .. length, its floor at y = 0.
+
+local MAX = 64
+local TEAMS = {"red", "blue"}
+local field = {length = 40, width = 24}
+local flags = {}     -- team -> {base = pos, carrier = agent name or nil}
+local carrying = {}  -- agent name -> team of the flag it carries
+
+for _, team in ipairs(TEAMS) do
+	core.register_node("capture_the_flag:flag_" .. team, {
+		description = team .. " flag",
+		tiles = {"wool_" .. team .. ".png"},
+		drawtype = "nodebox",
+		node_box = {type = "fixed", fixed = {-0.1, -0.5, -0.1, 0.1, 0.5, 0.1}},
+		paramtype = "light",
+		walkable = false,
+		pointable = false,
+		diggable = false,
+		groups = {not_in_creative_inventory = 1},
+	})
+end
+
+craftium_ma.register_area({x = 0, y = 0, z = 0}, {x = MAX + 1, y = 3, z = MAX + 1})
+
+local function build_field()
+	local w, l = field.width, field.length
+	for x = 0, MAX + 1 do
+		for z = 0, MAX + 1 do
+			local inside = x <= w + 1 and z <= l + 1
+			local wall = inside and (x == 0 or x == w + 1 or z == 0 or z == l + 1)
+			local floor = z <= l / 2 and "wool:red" or "wool:blue"
+			if z == math.floor(l / 2) or z == math.floor(l / 2) + 1 then
+				floor = "wool:white"  -- the middle line
+			end
+			core.set_node({x = x, y = 0, z = z}, {name = inside and (wall and "default:stonebrick" or floor) or "air"})
+			for y = 1, 2 do
+				core.set_node({x = x, y = y, z = z}, {name = wall and "default:stonebrick" or "air"})
+			end
+		end
+	end
+end
+
+local function home(team)
+	return flags[team].carrier == nil
+end
+
+local function place_flag(team)
+	core.set_node(flags[team].base, {name = home(team) and "capture_the_flag:flag_" .. team or "air"})
+end
+
+local function in_half(team, pos)
+	local red_half = pos.z < field.length / 2 + 1
+	return (team == "red") == red_half
+end
+
+local function spawn_at_base(name, i)
+	local team = craftium_ma.team_of(name)
+	local base = flags[team].base
+	local offset = (i or 0) % 3 - 1
+	craftium_ma.spawn(name, {x = base.x + 2 * offset, y = 0.5, z = base.z + (team == "red" and 1 or -1)},
+		team == "red" and 0 or 180)
+end
+
+local function drop_flag(name)
+	local team = carrying[name]
+	if team then
+		carrying[name] = nil
+		flags[team].carrier = nil
+		place_flag(team)
+	end
+end
+
+craftium_ma.register_on_reset(function(seed, options)
+	field.length = math.max(8, math.min(tonumber(options.length) or 40, MAX))
+	field.width = math.max(4, math.min(tonumber(options.width) or 24, MAX))
+	core.set_timeofday(0.5)
+	build_field()
+	craftium_ma.split_teams(TEAMS)
+	local mid_x = math.floor(field.width / 2) + 1
+	flags.red = {base = {x = mid_x, y = 1, z = 2}}
+	flags.blue = {base = {x = mid_x, y = 1, z = field.length - 1}}
+	carrying = {}
+	for _, team in ipairs(TEAMS) do
+		place_flag(team)
+	end
+	for i, name in ipairs(craftium_ma.agents()) do
+		spawn_at_base(name, math.floor((i - 1) / 2))
+		craftium_ma.give(name, {})
+	end
+	if options.layout == "test" then
+		-- agent_0 (red) stands in front of the blue flag, facing home;
+		-- agent_1 (blue) one node behind it, facing it
+		local b = flags.blue.base
+		craftium_ma.spawn("agent_0", {x = b.x, y = 0.5, z = b.z - 1}, 180)
+		craftium_ma.spawn("agent_1", {x = b.x, y = 0.5, z = b.z - 3}, 0)
+		-- everyone else waits by the side walls
+		for i = 3, #craftium_ma.agents() do
+			craftium_ma.spawn("agent_" .. (i - 1), {x = 1, y = 0.5, z = i}, 90)
+		end
+	end
+end)
+
+-- Tagging: a hit on an enemy in the hitter's half sends the enemy home (no damage).
+core.register_on_punchplayer(function(victim, hitter)
+	if not (hitter and hitter:is_player() and craftium_ma.is_agent(hitter) and craftium_ma.is_agent(victim)) then
+		return
+	end
+	local team, enemy = craftium_ma.team_of(hitter), craftium_ma.team_of(victim)
+	if team and enemy and team ~= enemy and in_half(team, victim:get_pos()) then
+		local name = victim:get_player_name()
+		craftium_ma.set_info(name, "tagged", true)
+		drop_flag(name)
+		spawn_at_base(name)
+	end
+	return true
+end)
+
+local function near(pos, target, d)
+	return math.abs(pos.x - target.x) <= d and math.abs(pos.z - target.z) <= d
+end
+
+local function state()
+	local s = {home("red") and 1 or 0, home("blue") and 1 or 0}
+	for _, name in ipairs(craftium_ma.agents()) do
+		local p = core.get_player_by_name(name):get_pos()
+		s[#s + 1], s[#s + 2] = p.x, p.z
+		s[#s + 1] = craftium_ma.team_of(name) == "red" and 0 or 1
+		s[#s + 1] = carrying[name] and 1 or 0
+	end
+	return s
+end
+
+craftium_ma.register_on_step(function()
+	for _, name in ipairs(craftium_ma.agents()) do
+		local pos = core.get_player_by_name(name):get_pos()
+		local team = craftium_ma.team_of(name)
+		local enemy = team == "red" and "blue" or "red"
+		if not carrying[name] and home(enemy) and near(pos, flags[enemy].base, 1) then
+			carrying[name] = enemy
+			flags[enemy].carrier = name
+			place_flag(enemy)
+		elseif carrying[name] and home(team) and near(pos, flags[team].base, 1.5) then
+			craftium_ma.add_team_reward(team, 1)
+			drop_flag(name)
+		end
+	end
+	craftium_ma.set_state(state())
+end)
+
+craftium_ma.register_on_reset(function()
+	craftium_ma.set_state(state())
+end)

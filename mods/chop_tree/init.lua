@@ -1,0 +1,114 @@
+-- chop_tree: a fenced forest on a grass floor (y = 0); every agent wields a
+-- steel axe and gets +1 for each tree trunk node it digs.
+-- Option layout = "test": agent_0 stands in front of the trunk at (11, 11),
+-- facing it; the other agents stand at the south hedge, facing it.
+
+local SIZE = 24  -- the forest's inside: x, z in 1 .. SIZE
+local TRUNK, LEAVES = "default:tree", "default:leaves"
+local HEDGE = "default:bush_leaves"  -- no leaf decay: it stays when trees fall
+local MINP, MAXP = {x = -1, y = 0, z = -1}, {x = SIZE + 2, y = 7, z = SIZE + 2}
+
+-- Trunk columns on a staggered grid, 4 nodes apart.
+local trunks, is_trunk = {}, {}
+for row = 0, 5 do
+	for x = 3 + (row % 2) * 2, SIZE - 1, 4 do
+		local z = 3 + 4 * row
+		trunks[#trunks + 1] = {x = x, z = z}
+		is_trunk[x .. "," .. z] = true
+	end
+end
+
+-- Free floor cells, in a fixed order, to spawn agents on.
+local free = {}
+for x = 1, SIZE do
+	for z = 1, SIZE do
+		if not is_trunk[x .. "," .. z] then
+			free[#free + 1] = {x = x, z = z}
+		end
+	end
+end
+
+local function build_forest()
+	local vm = core.get_voxel_manip(MINP, MAXP)
+	local emin, emax = vm:get_emerged_area()
+	local area = VoxelArea:new({MinEdge = emin, MaxEdge = emax})
+	local data = vm:get_data()
+	local function put(x, y, z, name)
+		data[area:index(x, y, z)] = core.get_content_id(name)
+	end
+	for x = MINP.x, MAXP.x do
+		for z = MINP.z, MAXP.z do
+			put(x, 0, z, "default:dirt_with_grass")
+			-- a hedge of leaves, two nodes thick, fences the forest in
+			if x < 1 or z < 1 or x > SIZE or z > SIZE then
+				for y = 1, 3 do
+					put(x, y, z, HEDGE)
+				end
+			end
+		end
+	end
+	for _, t in ipairs(trunks) do
+		-- crown: 5 x 5 minus corners at y = 3, 4; 3 x 3 at y = 5; one leaf on top
+		for y = 3, 6 do
+			local r = y <= 4 and 2 or (y == 5 and 1 or 0)
+			for dx = -r, r do
+				for dz = -r, r do
+					if r < 2 or math.abs(dx) + math.abs(dz) < 4 then
+						put(t.x + dx, y, t.z + dz, LEAVES)
+					end
+				end
+			end
+		end
+		for y = 1, 4 do
+			put(t.x, y, t.z, TRUNK)
+		end
+	end
+	vm:set_data(data)
+	vm:write_to_map(true)
+end
+
+craftium_ma.register_area(MINP, MAXP, build_forest)
+
+local function state()
+	local s = {}
+	for _, player in ipairs(craftium_ma.agent_players()) do
+		local p = player:get_pos()
+		s[#s + 1], s[#s + 2], s[#s + 3] = p.x, p.z, player:get_look_horizontal()
+	end
+	return s
+end
+
+craftium_ma.register_on_reset(function(seed, options)
+	local rng = craftium_ma.rng()
+	core.set_timeofday(0.5)
+	local taken = {}
+	for i, player in ipairs(craftium_ma.agent_players()) do
+		if options.layout == "test" then
+			if i == 1 then
+				craftium_ma.spawn(player, {x = 11, y = 0.5, z = 10}, 0)
+			else
+				craftium_ma.spawn(player, {x = 2 * i, y = 0.5, z = 1}, 180)
+			end
+		else
+			local k
+			repeat
+				k = rng:next(1, #free)
+			until not taken[k]
+			taken[k] = true
+			craftium_ma.spawn(player, {x = free[k].x, y = 0.5, z = free[k].z}, rng:next(0, 359))
+		end
+		craftium_ma.give(player, {"default:axe_steel"})
+		player:hud_set_flags({breathbar = false})
+	end
+	craftium_ma.set_state(state())
+end)
+
+core.register_on_dignode(function(pos, oldnode, digger)
+	if oldnode.name == TRUNK and craftium_ma.is_agent(digger) then
+		craftium_ma.add_reward(digger, 1)
+	end
+end)
+
+craftium_ma.register_on_step(function()
+	craftium_ma.set_state(state())
+end)

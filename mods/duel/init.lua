@@ -1,0 +1,72 @@
+-- duel: two agents with steel swords in a closed arena. A hit landed gives the
+-- hitter +1 and the victim -1; the episode ends when an agent's HP reaches 0.
+-- Arena: inside x, z in 1 .. SIZE, floor at y = 0, walls y = 1 .. 4. The
+-- nodes cannot be dug with a sword.
+
+local SIZE = 11
+local FLOOR, WALL = "default:stone", "default:brick"
+
+craftium_ma.register_area({x = 0, y = 0, z = 0}, {x = SIZE + 1, y = 5, z = SIZE + 1}, function()
+	for x = 0, SIZE + 1 do
+		for z = 0, SIZE + 1 do
+			local wall = x == 0 or x == SIZE + 1 or z == 0 or z == SIZE + 1
+			core.set_node({x = x, y = 0, z = z}, {name = FLOOR})
+			for y = 1, 5 do
+				core.set_node({x = x, y = y, z = z}, {name = wall and y <= 4 and WALL or "air"})
+			end
+		end
+	end
+end)
+
+-- No death screen: a dead agent lies still until the reset revives it.
+function core.show_death_screen() end
+
+core.register_on_punchplayer(function(victim, hitter, _, _, _, damage)
+	if damage > 0 and victim:get_hp() > 0 and craftium_ma.is_agent(hitter)
+			and craftium_ma.is_agent(victim) then
+		craftium_ma.add_reward(hitter, 1)
+		craftium_ma.add_reward(victim, -1)
+	end
+end)
+
+local function state()
+	local s = {}
+	for _, player in ipairs(craftium_ma.agent_players()) do
+		local p = player:get_pos()
+		s[#s + 1], s[#s + 2] = p.x, p.z
+		s[#s + 1], s[#s + 2] = player:get_look_horizontal(), player:get_hp()
+	end
+	return s
+end
+
+craftium_ma.register_on_reset(function(seed, options)
+	local rng = craftium_ma.rng()
+	core.set_timeofday(0.5)
+	for i, player in ipairs(craftium_ma.agent_players()) do
+		local pos, yaw
+		if options.layout == "test" then
+			-- face to face, two nodes apart, agent_1 with its back to the wall
+			pos, yaw = {x = 6, y = 0.5, z = SIZE - 4 + 2 * i}, 180 * (i - 1)
+		else
+			-- agent_0 in the south third, agent_1 in the north third, roughly facing
+			local z = i == 1 and rng:next(2, 4) or rng:next(SIZE - 3, SIZE - 1)
+			pos = {x = rng:next(2, SIZE - 1), y = 0.5, z = z}
+			yaw = 180 * (i - 1) + rng:next(-45, 45)
+		end
+		craftium_ma.spawn(player, pos, yaw)
+		craftium_ma.give(player, {"default:sword_steel"})
+		player:hud_set_flags({hotbar = false, breathbar = false})
+		-- a name tag would cover much of a small frame
+		player:set_nametag_attributes({color = {a = 0, r = 255, g = 255, b = 255}})
+	end
+	craftium_ma.set_state(state())
+end)
+
+craftium_ma.register_on_step(function()
+	for _, player in ipairs(craftium_ma.agent_players()) do
+		if player:get_hp() == 0 then
+			craftium_ma.end_episode()
+		end
+	end
+	craftium_ma.set_state(state())
+end)

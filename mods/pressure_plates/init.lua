@@ -1,0 +1,122 @@
+-- pressure_plates: the door to the goal room is open only while both plates
+-- are held at once; any agent that gets through earns +1 for everyone.
+--
+-- Layout (floor at y = 0, walls y = 1 .. 3, seen from above, z grows upwards):
+--   goal room   x 1 .. 9, z 9 .. 12 (green floor)
+--   wall        z = 8, door at x = 5 (y = 1, 2)
+--   start room  x 1 .. 9, z 1 .. 7; plate A (red) at x 2, z 2,
+--               plate B (blue) at x 5, z 7, just in front of the door
+-- An agent holds a plate while its collision box (0.6 wide) is over the plate,
+-- and reaches the goal room when its centre passes the door's near face
+-- (z > 7.5), which it can do while still holding plate B.
+
+local WALL, FLOOR, DOOR = "default:stonebrick", "default:wood", "default:steelblock"
+local GOAL_FLOOR = "wool:green"
+local PLATES = {
+	{x = 2, y = 0, z = 2, node = "wool:red"},
+	{x = 5, y = 0, z = 7, node = "wool:blue"},
+}
+local DOOR_NODES = {{x = 5, y = 1, z = 8}, {x = 5, y = 2, z = 8}}
+local DOOR_Z = 8
+local REACH = 0.5 + 0.3  -- plate half width + player box half width
+
+craftium_ma.register_area({x = 0, y = 0, z = 0}, {x = 10, y = 4, z = 13}, function()
+	for x = 0, 10 do
+		for z = 0, 13 do
+			local wall = x == 0 or x == 10 or z == 0 or z == 13 or z == DOOR_Z
+			core.set_node({x = x, y = 0, z = z}, {name = z > DOOR_Z and GOAL_FLOOR or FLOOR})
+			for y = 1, 4 do
+				core.set_node({x = x, y = y, z = z}, {name = wall and y <= 3 and WALL or "air"})
+			end
+		end
+	end
+	for _, plate in ipairs(PLATES) do
+		core.set_node(plate, {name = plate.node})
+	end
+	for _, pos in ipairs(DOOR_NODES) do
+		core.set_node(pos, {name = DOOR})
+	end
+end)
+
+local function door_is_open()
+	return core.get_node(DOOR_NODES[1]).name == "air"
+end
+
+local function set_door(open)
+	if open ~= door_is_open() then
+		for _, pos in ipairs(DOOR_NODES) do
+			core.set_node(pos, {name = open and "air" or DOOR})
+		end
+	end
+end
+
+local function held(plate)
+	for _, player in ipairs(craftium_ma.agent_players()) do
+		local p = player:get_pos()
+		if math.abs(p.x - plate.x) < REACH and math.abs(p.z - plate.z) < REACH and p.y < 1 then
+			return true
+		end
+	end
+	return false
+end
+
+local function state()
+	local s = {door_is_open() and 1 or 0}
+	for _, player in ipairs(craftium_ma.agent_players()) do
+		local p = player:get_pos()
+		s[#s + 1], s[#s + 2], s[#s + 3] = p.x, p.z, player:get_look_horizontal()
+	end
+	return s
+end
+
+-- layout = "test": agent_0 on plate A, agent_1 two nodes before plate B, both
+-- facing the door (+z); more agents at the right wall.
+local function test_spawn(i, player)
+	local spots = {{x = 2, z = 2}, {x = 5, z = 5}}
+	local spot = spots[i] or {x = 8, z = 2 * i - 4}
+	craftium_ma.spawn(player, {x = spot.x, y = 0.5, z = spot.z}, 0)
+end
+
+craftium_ma.register_on_reset(function(seed, options)
+	local rng = craftium_ma.rng()
+	core.set_timeofday(0.5)
+	-- random free nodes of the start room, off the plates
+	local spots = {}
+	for x = 1, 9 do
+		for z = 1, 6 do
+			if not (x == PLATES[1].x and z == PLATES[1].z) then
+				spots[#spots + 1] = {x = x, y = 0.5, z = z}
+			end
+		end
+	end
+	for i, player in ipairs(craftium_ma.agent_players()) do
+		if options.layout == "test" then
+			test_spawn(i, player)
+		else
+			local k = rng:next(i, #spots)
+			spots[i], spots[k] = spots[k], spots[i]
+			craftium_ma.spawn(player, spots[i], rng:next(0, 359))
+		end
+		player:hud_set_flags({hotbar = false, healthbar = false, breathbar = false})
+		-- a name tag would cover much of a small frame
+		player:set_nametag_attributes({color = {a = 0, r = 255, g = 255, b = 255}})
+	end
+	craftium_ma.set_state(state())
+end)
+
+craftium_ma.register_on_step(function()
+	-- the goal counts only through a door that was open when the step began
+	if door_is_open() then
+		for _, player in ipairs(craftium_ma.agent_players()) do
+			if player:get_pos().z > DOOR_Z - 0.5 then
+				for _, name in ipairs(craftium_ma.agents()) do
+					craftium_ma.add_reward(name, 1)
+				end
+				craftium_ma.end_episode()
+				break
+			end
+		end
+	end
+	set_door(held(PLATES[1]) and held(PLATES[2]))
+	craftium_ma.set_state(state())
+end)
