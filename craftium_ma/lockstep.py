@@ -38,6 +38,7 @@ class LockstepSession:
         self.config = config
         self.frameskip = frameskip
         self.step_count = 0
+        self._map_sent = False  # the server has sent each agent all the map in its range
         self._context = zmq.Context()
         self._processes = EngineProcesses(config, find_engine())
         try:
@@ -114,14 +115,16 @@ class LockstepSession:
         for agent in agents:
             self._agents[agent].send(protocol.encode_request(protocol.OBSERVE, self.step_count))
         self._gather(agents)
-        # Zero-time steps until the world is ready; at least one, so that the
-        # look direction set by the reset reaches the camera before the frame.
+        # Zero-time steps until the world is ready (the task area generated, the
+        # map in range sent and meshed); at least one, so that the look direction
+        # set by the reset reaches the camera before the frame.
         deadline = time.monotonic() + self.config.timeout
         while True:
             observations, tick = self.step({a: NOOP for a in agents}, frames=0)
             if result.get("loading") and not tick.get("loading"):
                 result = tick  # the reset waited for the task area and ran in this tick
-            if all(o.ready for o in observations.values()) and not result.get("loading"):
+            if (all(o.ready for o in observations.values()) and not result.get("loading")
+                    and self._map_sent):
                 break
             if time.monotonic() > deadline:
                 slow = [a for a, o in observations.items() if not o.ready] or ["the task area"]
@@ -141,8 +144,9 @@ class LockstepSession:
         self._control.send(protocol.encode_control(
             "tick", step=self.step_count, agents=list(actions),
             dtime=frames * self.config.frame_dtime))
-        result = self._reply_of_server()["result"]
-        return self._gather(actions), result
+        reply = self._reply_of_server()
+        self._map_sent = reply.get("map_sent", True)
+        return self._gather(actions), reply["result"]
 
     def __enter__(self):
         return self
