@@ -57,7 +57,7 @@ SERVER_DEFAULTS = {
     "enable_rollback_recording": "false",
     "ask_reconnect_on_crash": "false",
     "active_block_range": "2",
-    "max_block_send_distance": "6",
+    "max_block_send_distance": "3",
     "max_simultaneous_block_sends_per_client": "128",
     "mg_name": "singlenode",
     "fixed_map_seed": "1",

@@ -175,10 +175,16 @@ local function restore(area)
 	end
 end
 
+-- Everything a client can be sent from inside an area is generated at the start
+-- too: blocks generated on demand would reach clients whenever the emerge thread
+-- finished them, and the same seed would not always give the same frames.
+local SEND_MARGIN = 16 * (tonumber(core.settings:get("max_block_send_distance")) or 0)
+
 core.register_on_mods_loaded(function()
 	core.after(0, function()
 		for _, area in ipairs(areas) do
-			core.emerge_area(area.minp, area.maxp, function(_, _, remaining)
+			local margin = vector.new(SEND_MARGIN, SEND_MARGIN, SEND_MARGIN)
+			core.emerge_area(area.minp - margin, area.maxp + margin, function(_, _, remaining)
 				if remaining == 0 then
 					if area.on_loaded then
 						area.on_loaded()
