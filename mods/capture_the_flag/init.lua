@@ -130,6 +130,7 @@ local function state()
 	end
 	return s
 end
+craftium_ma.register_state(state)
 
 craftium_ma.register_on_step(function()
 	for _, name in ipairs(craftium_ma.agents()) do
@@ -145,9 +146,4 @@ craftium_ma.register_on_step(function()
 			drop_flag(name)
 		end
 	end
-	craftium_ma.set_state(state())
-end)
-
-craftium_ma.register_on_reset(function()
-	craftium_ma.set_state(state())
 end)

@@ -77,6 +77,7 @@ local function state()
 	end
 	return s
 end
+craftium_ma.register_state(state)
 
 craftium_ma.register_on_reset(function(seed, options)
 	local rng = craftium_ma.rng()
@@ -100,15 +101,10 @@ craftium_ma.register_on_reset(function(seed, options)
 		craftium_ma.give(player, {"default:axe_steel"})
 		player:hud_set_flags({breathbar = false})
 	end
-	craftium_ma.set_state(state())
 end)
 
 core.register_on_dignode(function(pos, oldnode, digger)
 	if oldnode.name == TRUNK and craftium_ma.is_agent(digger) then
 		craftium_ma.add_reward(digger, 1)
 	end
-end)
-
-craftium_ma.register_on_step(function()
-	craftium_ma.set_state(state())
 end)

@@ -141,6 +141,7 @@ local function state()
 	end
 	return s
 end
+craftium_ma.register_state(state)
 
 craftium_ma.register_on_reset(function(seed, options)
 	local rng = craftium_ma.rng()
@@ -162,7 +163,6 @@ craftium_ma.register_on_reset(function(seed, options)
 			bgcolor = {a = 0, r = 0, g = 0, b = 0}})
 		harvest[player:get_player_name()] = 0
 	end
-	craftium_ma.set_state(state())
 end)
 
 core.register_on_dignode(function(pos, oldnode, digger)
@@ -237,5 +237,4 @@ craftium_ma.register_on_step(function()
 		ended = true
 		set_metrics(left)
 	end
-	craftium_ma.set_state(state())
 end)

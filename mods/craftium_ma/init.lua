@@ -26,6 +26,7 @@ local rng = PcgRandom(0)  -- the episode's random numbers, seeded at reset
 local steps = 0           -- env steps since the reset
 local max_cycles = nil    -- the episode's length limit, if Python set one
 local reset_callbacks, step_callbacks = {}, {}
+local state_fn = nil  -- see craftium_ma.register_state
 local areas = {}              -- {minp, maxp, on_loaded, loaded}
 local pending_reset = nil     -- a reset that waits for the areas to load
 
@@ -104,6 +105,12 @@ end
 --- The global state vector returned by env.state() (a flat array of numbers).
 function craftium_ma.set_state(vector)
 	state = vector
+end
+
+--- fn() returns the global state vector; it runs after every reset and every
+--- env step (after the step callbacks), so a task need not call set_state.
+function craftium_ma.register_state(fn)
+	state_fn = fn
 end
 
 --- The options that Python passed (task_options), as a table.
@@ -210,6 +217,9 @@ local function run_reset(request)
 	for _, fn in ipairs(reset_callbacks) do
 		fn(seed, options)
 	end
+	if state_fn then
+		state = state_fn()
+	end
 end
 
 dofile(core.get_modpath("craftium_ma") .. "/lib.lua")
@@ -231,6 +241,9 @@ core.craftium_ma_tick = function(step, dtime)
 		steps = steps + 1
 		for _, fn in ipairs(step_callbacks) do
 			fn(dtime)
+		end
+		if state_fn then
+			state = state_fn()
 		end
 	end
 	local out = core.write_json({step = step, agents = results, state = state,

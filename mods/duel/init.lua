@@ -38,6 +38,7 @@ local function state()
 	end
 	return s
 end
+craftium_ma.register_state(state)
 
 craftium_ma.register_on_reset(function(seed, options)
 	local rng = craftium_ma.rng()
@@ -59,7 +60,6 @@ craftium_ma.register_on_reset(function(seed, options)
 		-- a name tag would cover much of a small frame
 		player:set_nametag_attributes({color = {a = 0, r = 255, g = 255, b = 255}})
 	end
-	craftium_ma.set_state(state())
 end)
 
 craftium_ma.register_on_step(function()
@@ -68,5 +68,4 @@ craftium_ma.register_on_step(function()
 			craftium_ma.end_episode()
 		end
 	end
-	craftium_ma.set_state(state())
 end)

@@ -68,6 +68,7 @@ local function state()
 	end
 	return s
 end
+craftium_ma.register_state(state)
 
 -- layout = "test": agent_0 on plate A, agent_1 two nodes before plate B, both
 -- facing the door (+z); more agents at the right wall.
@@ -101,7 +102,6 @@ craftium_ma.register_on_reset(function(seed, options)
 		-- a name tag would cover much of a small frame
 		player:set_nametag_attributes({color = {a = 0, r = 255, g = 255, b = 255}})
 	end
-	craftium_ma.set_state(state())
 end)
 
 craftium_ma.register_on_step(function()
@@ -118,5 +118,4 @@ craftium_ma.register_on_step(function()
 		end
 	end
 	set_door(held(PLATES[1]) and held(PLATES[2]))
-	craftium_ma.set_state(state())
 end)

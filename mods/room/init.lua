@@ -47,6 +47,7 @@ local function state()
 	end
 	return s
 end
+craftium_ma.register_state(state)
 
 craftium_ma.register_on_step(function()
 	for _, name in ipairs(craftium_ma.agents()) do
@@ -59,9 +60,4 @@ craftium_ma.register_on_step(function()
 			end
 		end
 	end
-	craftium_ma.set_state(state())
-end)
-
-craftium_ma.register_on_reset(function()
-	craftium_ma.set_state(state())
 end)

@@ -79,6 +79,7 @@ local function state()
 	end
 	return s
 end
+craftium_ma.register_state(state)
 
 craftium_ma.register_on_reset(function(seed, options)
 	local rng = craftium_ma.rng()
@@ -100,12 +101,10 @@ craftium_ma.register_on_reset(function(seed, options)
 		player:hud_set_flags({hotbar = false, healthbar = false, breathbar = false,
 			wielditem = false})
 	end
-	craftium_ma.set_state(state())
 end)
 
 craftium_ma.register_on_step(function()
 	for _, player in ipairs(craftium_ma.agent_players()) do
 		craftium_ma.add_reward(player, -player:get_pos().y)
 	end
-	craftium_ma.set_state(state())
 end)

@@ -175,6 +175,7 @@ local function state()
 	end
 	return s
 end
+craftium_ma.register_state(state)
 
 craftium_ma.register_on_reset(function(seed, options)
 	local rng = craftium_ma.rng()
@@ -206,7 +207,6 @@ craftium_ma.register_on_reset(function(seed, options)
 	else
 		start_round(1)
 	end
-	craftium_ma.set_state(state())
 end)
 
 craftium_ma.register_on_step(function()
@@ -227,5 +227,4 @@ craftium_ma.register_on_step(function()
 			craftium_ma.end_episode()
 		end
 	end
-	craftium_ma.set_state(state())
 end)
