@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 import os
-import secrets
 
 import gymnasium
 import numpy as np
@@ -94,6 +93,7 @@ class CraftiumParallelEnv(ParallelEnv):
         self._frames: dict[str, np.ndarray] = {}
         self._state = None
         self._cycles = 0
+        self._seeds = np.random.default_rng()  # episode seeds of resets without one
         self._window = None
 
     def _make_action_space(self) -> spaces.Space:
@@ -112,8 +112,13 @@ class CraftiumParallelEnv(ParallelEnv):
 
     def reset(self, seed: int | None = None, options: dict | None = None):
         if self._session is None:
-            self._session = LockstepSession(self._launch_config(), self.frameskip)
-        seed = secrets.randbits(31) if seed is None else int(seed) % 2**31
+            self._session = LockstepSession(self.launch_config(), self.frameskip)
+        # Gymnasium's convention: a seed also fixes the episodes reset without one after it
+        if seed is not None:
+            seed = int(seed) % 2**31
+            self._seeds = np.random.default_rng(seed)
+        else:
+            seed = int(self._seeds.integers(2**31))
         task_options = {**self.task.options, **self.task_options, **(options or {})}
         observations, result = self._session.reset(seed, task_options, self.possible_agents,
                                                    max_cycles=self.max_cycles)
@@ -224,11 +229,17 @@ class CraftiumParallelEnv(ParallelEnv):
 
     # -- lifecycle ---------------------------------------------------------------------
 
-    def _launch_config(self) -> LaunchConfig:
+    def launch_config(self) -> LaunchConfig:
+        """What the engine processes of this env are started with."""
         return LaunchConfig(
             agents=list(self.possible_agents), obs_size=self.obs_size, mods=[self.task.mod],
             frame_dtime=self.frame_dtime, timeout=self.timeout,
             server_settings=self.task.server_settings, client_settings=self.task.client_settings)
+
+    def engine_pids(self) -> dict[str, int]:
+        """Process ids of the running Luanti server ("server") and each agent's
+        client; empty before the first reset and after close()."""
+        return self._session.pids if self._session is not None else {}
 
     def close(self):
         """Stop the engine processes and remove their files. Safe to call again."""
@@ -243,8 +254,12 @@ class CraftiumParallelEnv(ParallelEnv):
 
     def __getstate__(self):
         """A copy carries the configuration only; it starts its own processes."""
-        state = dict(self.__dict__, _session=None, _frames={}, _window=None, agents=[])
-        return state
+        return dict(self.__dict__, _session=None, _frames={}, _window=None, agents=[],
+                    _seeds=None)
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._seeds = np.random.default_rng()  # copies must not share episode seeds
 
 
 def parallel_env(task: str | None = None, **kwargs) -> CraftiumParallelEnv:

@@ -3,7 +3,9 @@
 Everything lives in a private temporary directory (world copy, configs, logs,
 ipc sockets). A small reaper process watches the Python parent through a pipe:
 if the parent dies, even by SIGKILL, the reaper kills the engine processes and
-removes the directory. The engine processes also get PR_SET_PDEATHSIG.
+removes the directory. Engine processes started from the main thread also get
+PR_SET_PDEATHSIG (it fires when the starting *thread* exits, so processes started
+from another thread, e.g. a worker's, rely on the reaper alone).
 """
 
 from __future__ import annotations
@@ -17,14 +19,16 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .build import REPO, EngineBuild
+from .build import REPO, EngineBuild, cache_dir
 from .protocol import EngineError
 
 BRIDGE_MOD = REPO / "mods" / "craftium_ma"
+MEDIA_CACHE = cache_dir() / "media"
 LOG_TAIL_BYTES = 4000
 
 
@@ -61,6 +65,10 @@ SERVER_DEFAULTS = {
     "max_simultaneous_block_sends_per_client": "128",
     "mg_name": "singlenode",
     "fixed_map_seed": "1",
+    # the world is a throw-away copy: never spend a tick writing it to disk
+    "server_map_save_interval": "1e9",
+    "sqlite_synchronous": "0",
+    "server_unload_unused_data_timeout": "1e9",
 }
 CLIENT_DEFAULTS = {
     "enable_sound": "false",
@@ -92,7 +100,8 @@ def _free_udp_port() -> int:
 
 
 def _die_with_parent():
-    """preexec_fn: the engine process gets SIGKILL when Python goes away."""
+    """preexec_fn: the engine process gets SIGKILL when the thread that started it
+    exits; use it from the main thread only, where that means Python went away."""
     libc = ctypes.CDLL(None, use_errno=True)
     libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
 
@@ -136,9 +145,15 @@ class EngineProcesses:
         self._passwords = {a: secrets.token_hex(12) for a in config.agents}
         self._env = dict(os.environ, MINETEST_GAME_PATH=str(build.games),
                          SDL_VIDEODRIVER="offscreen")
+        # llvmpipe rasterizes in the client's own thread: at agent frame sizes its
+        # worker threads cost more in hand-offs than they save (docs/benchmarks.md)
+        self._env.setdefault("LP_NUM_THREADS", "0")
 
-    def start_server(self):
-        """Start the server; it answers on control_endpoint once it listens."""
+    def start_server(self, lockstep: bool = True):
+        """Start the server; it answers on control_endpoint once it listens.
+
+        lockstep=False starts a normal, free-running server with no control
+        socket (the benchmarks' engine ceiling)."""
         cfg = self.config
         world = self.dir / "world"
         if cfg.world_template:
@@ -154,48 +169,65 @@ class EngineProcesses:
 
         passwords = self._passwords
         server_conf = self.dir / "server.conf"
-        server_conf.write_text(_conf({
+        settings = {
             **SERVER_DEFAULTS, **cfg.server_settings,
-            "craftium_ma_control_endpoint": self.control_endpoint,
             "craftium_ma_agents": ",".join(f"{a}:{passwords[a]}" for a in cfg.agents),
             "craftium_ma_timeout_ms": str(int(cfg.timeout * 1000)),
-        }))
+        }
+        if lockstep:
+            settings["craftium_ma_control_endpoint"] = self.control_endpoint
+        server_conf.write_text(_conf(settings))
         self._spawn("server", [
             "--server", "--world", world, "--gameid", cfg.gameid,
             "--config", server_conf, "--port", str(self._port)])
 
-    def start_clients(self):
+    def start_clients(self, random_input: bool = False):
         """Start the agent clients; call once the server listens (a client that
-        starts first can lose its connection handshake)."""
+        starts first can lose its connection handshake).
+
+        random_input=True starts them free-running on the engine's own random
+        input instead of agent mode (the benchmarks' engine ceiling)."""
         cfg = self.config
         height, width = cfg.obs_size
         for agent in cfg.agents:
-            conf = self.dir / f"{agent}.conf"
-            conf.write_text(_conf({
+            settings = {
                 **CLIENT_DEFAULTS, **cfg.client_settings,
                 "screen_w": str(width), "screen_h": str(height),
                 # the HUD is sized in pixels; scale it to the small frame
                 "hud_scaling": f"{min(width, height) / 600:.3f}",
-                "craftium_ma_agent_endpoint": self.agent_endpoints[agent],
-                "craftium_ma_frame_dtime": str(cfg.frame_dtime),
-                "craftium_ma_turn_degrees": str(cfg.turn_degrees),
-                "craftium_ma_timeout_ms": str(int(cfg.timeout * 1000)),
-            }))
+            }
+            if not random_input:
+                settings.update({
+                    "craftium_ma_agent_endpoint": self.agent_endpoints[agent],
+                    "craftium_ma_frame_dtime": str(cfg.frame_dtime),
+                    "craftium_ma_turn_degrees": str(cfg.turn_degrees),
+                    "craftium_ma_timeout_ms": str(int(cfg.timeout * 1000)),
+                })
+            conf = self.dir / f"{agent}.conf"
+            conf.write_text(_conf(settings))
             password_file = self.dir / f"{agent}.password"
             password_file.write_text(self._passwords[agent])
             self._spawn(agent, [
                 "--go", "--address", "127.0.0.1", "--port", str(self._port),
-                "--name", agent, "--password-file", password_file, "--config", conf])
+                "--name", agent, "--password-file", password_file, "--config", conf,
+                *(["--random-input"] if random_input else [])])
 
     def _spawn(self, name: str, args: list):
         log = self.dir / f"{name}.log"
         argv = [self._build.binary, *args, "--logfile", f"{log}.debug"]
-        # own user data (media cache, mod storage) per process, see patch 0004
-        env = dict(self._env, MINETEST_USER_PATH=str(self.dir / f"{name}-user"))
+        # own user data (mod storage) per process, see patch 0004; the media cache
+        # (files named by their sha1) is shared, so clients skip the download
+        user = self.dir / f"{name}-user"
+        (user / "cache").mkdir(parents=True)
+        MEDIA_CACHE.mkdir(parents=True, exist_ok=True)
+        (user / "cache" / "media").symlink_to(MEDIA_CACHE)
+        env = dict(self._env, MINETEST_USER_PATH=str(user))
+        main_thread = threading.current_thread() is threading.main_thread()
+        death_signal = _die_with_parent if main_thread else None
         with open(log, "wb") as out:
             p = subprocess.Popen([str(a) for a in argv],
                                  stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
-                                 env=env, cwd=str(self.dir), preexec_fn=_die_with_parent,
+                                 env=env, cwd=str(self.dir), preexec_fn=death_signal,
                                  start_new_session=True)
         self._processes.append(p)
         self._names.append(name)
@@ -212,6 +244,11 @@ class EngineProcesses:
                 continue
             tail += f"--- {path.name} ---\n" + data.decode("utf-8", "replace")
         return tail
+
+    @property
+    def pids(self) -> dict[str, int]:
+        """Process ids by name: "server" and each agent."""
+        return {name: p.pid for name, p in zip(self._names, self._processes)}
 
     def check_alive(self):
         """Raise EngineError naming a process that exited, with its log tail."""

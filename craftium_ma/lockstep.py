@@ -56,6 +56,10 @@ class LockstepSession:
     def directory(self):
         return self._processes.dir
 
+    @property
+    def pids(self) -> dict[str, int]:
+        return self._processes.pids
+
     def _socket(self, endpoint: str) -> zmq.Socket:
         s = self._context.socket(zmq.REQ)
         s.setsockopt(zmq.LINGER, 0)

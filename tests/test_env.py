@@ -222,3 +222,25 @@ def test_missing_engine_build_says_how_to_build(monkeypatch, tmp_path):
     env = craftium_ma.parallel_env("small_room")
     with pytest.raises(craftium_ma.EngineNotBuiltError, match="engine/build.sh"):
         env.reset()
+
+
+def test_a_seed_also_fixes_the_later_unseeded_resets():
+    """Gymnasium's convention: reset(seed=s), then reset() draws its seed from s."""
+    def states():
+        env = craftium_ma.parallel_env("small_room", num_agents=1)
+        try:
+            env.reset(seed=5)
+            first = env.state()
+            env.reset()
+            return first, env.state()
+        finally:
+            env.close()
+    (a1, a2), (b1, b2) = states(), states()
+    np.testing.assert_array_equal(a2, b2)
+    assert not np.array_equal(a1, a2)  # a new episode, not a repeat of seed 5
+
+
+def test_copies_of_an_unseeded_env_draw_different_episode_seeds():
+    env = craftium_ma.parallel_env("small_room", num_agents=1)
+    copies = [pickle.loads(pickle.dumps(env)) for _ in range(2)]
+    assert len({int(c._seeds.integers(2**31)) for c in copies}) == 2

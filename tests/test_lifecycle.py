@@ -35,7 +35,7 @@ def test_sigkill_of_the_python_parent_leaves_nothing_behind():
     directory = Path(child.stdout.readline().strip())
     assert directory.is_dir() and engine_pids() - before
     os.kill(child.pid, signal.SIGKILL)
-    child.wait()
+    child.wait(timeout=30)
     deadline = time.monotonic() + 10
     while (engine_pids() - before or directory.exists()) and time.monotonic() < deadline:
         time.sleep(0.1)
@@ -59,6 +59,8 @@ def test_repeated_sessions_leak_no_process_fd_or_directory():
 
 
 ENV_CHILD = """
+import signal
+signal.signal(signal.SIGINT, signal.default_int_handler)  # even if the parent ignores it
 import craftium_ma
 env = craftium_ma.parallel_env("small_room", num_agents=2)
 env.reset(seed=0)
@@ -75,7 +77,7 @@ def test_a_killed_or_interrupted_process_holding_a_started_env_leaves_nothing(si
     directory = Path(child.stdout.readline().strip())
     assert directory.is_dir()
     os.kill(child.pid, sig)
-    child.wait()
+    child.wait(timeout=30)
     deadline = time.monotonic() + 10
     while (engine_pids() - before or directory.exists()) and time.monotonic() < deadline:
         time.sleep(0.1)
@@ -117,10 +119,28 @@ def test_a_crashed_client_is_named_with_its_log():
     env = craftium_ma.parallel_env("small_room", num_agents=2, timeout=20)
     try:
         env.reset(seed=0)
-        victim = env._session._processes._processes[2]  # server, agent_0, agent_1
-        victim.kill()
-        victim.wait()
+        os.kill(env.engine_pids()["agent_1"], signal.SIGKILL)
         with pytest.raises(craftium_ma.EngineError, match=r"(?s)client of agent_1 exited.*agent_1\.log"):
             env.step({"agent_0": 0, "agent_1": 0})
+    finally:
+        env.close()
+
+
+def test_an_env_started_from_a_thread_that_exits_keeps_running():
+    """Worker threads (thread-based runners) may reset an env and exit: the engine
+    processes must not die with them (PR_SET_PDEATHSIG is per thread)."""
+    import threading
+
+    import craftium_ma
+    env = craftium_ma.parallel_env("small_room", num_agents=1)
+    try:
+        worker = threading.Thread(target=env.reset, kwargs={"seed": 0})
+        worker.start()
+        worker.join(timeout=60)
+        assert not worker.is_alive() and set(env.engine_pids()) == {"server", "agent_0"}
+        time.sleep(0.5)
+        for _ in range(5):
+            obs, *_ = env.step({"agent_0": 1})
+        assert obs["agent_0"].shape == (64, 64, 3)
     finally:
         env.close()

@@ -1,0 +1,196 @@
+"""The measurements of the benchmark: each starts its own engine processes and closes them."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+import statistics
+import time
+
+import numpy as np
+
+import craftium_ma
+from craftium_ma.build import find_engine
+from craftium_ma.launcher import EngineProcesses
+
+# The engine's own frame counter: the client's profiler logs, every interval of
+# real time, how many frames called "Irr: drawcalls" (once per drawn frame).
+PROFILER_INTERVAL_S = 1.0
+PROFILER_FRAMES = re.compile(r"Irr: drawcalls _*\s+(\d+)x")
+RENDERER = re.compile(r"Irrlicht: (.*(?:llvmpipe|Mesa|NVIDIA|AMD|Intel).*)")
+FREE_RUNNING = {  # what a stock client needs to draw as fast as it can
+    "fps_max": "100000", "fps_max_unfocused": "100000", "vsync": "false",
+    "profiler_print_interval": str(PROFILER_INTERVAL_S), "debug_log_level": "info",
+}
+
+
+def rss_mb(pid: int) -> float:
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def make_env(task: str, agents: int, frameskip: int = 1, obs_size: int = 64):
+    return craftium_ma.parallel_env(task, num_agents=agents, frameskip=frameskip,
+                                    obs_size=obs_size, max_cycles=10**9)
+
+
+def engine_ceiling(task: str, agents: int, seconds: float, warmup: float = 4.0) -> dict:
+    """N clients of our build on the engine's own random input, no Python in the loop,
+    against a normal (free-running) server with the task's world and the same
+    render settings as the environment. Returns frames/s summed over clients."""
+    config = make_env(task, agents).launch_config()
+    config = dataclasses.replace(config, client_settings={**config.client_settings, **FREE_RUNNING})
+    processes = EngineProcesses(config, find_engine())
+    try:
+        processes.start_server(lockstep=False)
+        _wait_for_log(processes, "server", "listening on", timeout=30)
+        processes.start_clients(random_input=True)
+        for agent in config.agents:  # in the game: the profiler logs its first interval
+            _wait_for_log(processes, agent, "Profiler:", timeout=60)
+        time.sleep(warmup + seconds)
+        processes.check_alive()
+        fps, renderer = [], ""
+        intervals = int(seconds / PROFILER_INTERVAL_S)  # the last ones, after the warm-up
+        for agent in config.agents:
+            log = (processes.dir / f"{agent}.log.debug").read_text(errors="replace")
+            counts = [int(c) for c in PROFILER_FRAMES.findall(log)]
+            if len(counts) < intervals:
+                raise RuntimeError(f"the client of {agent} logged {len(counts)} profiler intervals, "
+                                   f"expected {intervals}")
+            fps.append(statistics.mean(counts[-intervals:]) / PROFILER_INTERVAL_S)
+            renderer = renderer or next(iter(RENDERER.findall(log)), "unknown")
+        pids = processes.pids
+        rss = {"server": rss_mb(pids.pop("server")), "clients": [rss_mb(p) for p in pids.values()]}
+        return {"frames_per_s": sum(fps), "per_client": fps, "renderer": renderer, "rss_mb": rss}
+    finally:
+        processes.close()
+
+
+def _wait_for_log(processes: EngineProcesses, name: str, text: str, timeout: float):
+    path = processes.dir / f"{name}.log.debug"
+    deadline = time.monotonic() + timeout
+    while not (path.exists() and text in path.read_text(errors="replace")):
+        processes.check_alive()
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"{name} did not log {text!r} within {timeout} s")
+        time.sleep(0.05)
+
+
+class RandomActions:
+    """Seeded uniform random actions for whichever agents are alive."""
+
+    def __init__(self, env, seed: int = 0):
+        self.env = env
+        self.rng = np.random.default_rng(seed)
+
+    def __call__(self) -> dict:
+        return {a: int(self.rng.integers(self.env.action_space(a).n)) for a in self.env.agents}
+
+
+def env_throughput(task: str, agents: int, frameskip: int, agent_steps: int) -> dict:
+    """parallel_env agent-steps/s (summed over agents) with random actions.
+
+    Episodes that end are reset outside the timed spans."""
+    env = make_env(task, agents, frameskip)
+    try:
+        env.reset(seed=0)
+        act = RandomActions(env)
+        for _ in range(20):  # warm-up
+            env.step(act())
+        done, elapsed = 0, 0.0
+        while done < agent_steps:
+            if not env.agents:
+                env.reset()
+            start = time.perf_counter()
+            env.step(act())
+            elapsed += time.perf_counter() - start
+            done += len(env.possible_agents)
+        return {"agent_steps_per_s": done / elapsed, "env_steps_per_s": done / agents / elapsed}
+    finally:
+        env.close()
+
+
+def lifecycle(task: str, agents: int, resets: int, steps_between: int = 5) -> dict:
+    """Cold start (construction plus first reset), soft reset latency, close time."""
+    start = time.perf_counter()
+    env = make_env(task, agents)
+    try:
+        env.reset(seed=0)
+        cold = time.perf_counter() - start
+        act = RandomActions(env)
+        latencies = []
+        for i in range(resets):
+            for _ in range(steps_between):
+                if env.agents:
+                    env.step(act())
+            start = time.perf_counter()
+            env.reset(seed=i + 1)
+            latencies.append(time.perf_counter() - start)
+    finally:
+        start = time.perf_counter()
+        env.close()
+        close = time.perf_counter() - start
+    return {"cold_start_s": cold, "close_s": close,
+            "reset_median_ms": 1000 * statistics.median(latencies),
+            "reset_p95_ms": 1000 * float(np.percentile(latencies, 95))}
+
+
+def memory(task: str, agents: int, steps: int, checkpoints: int = 5) -> dict:
+    """Resident memory of the server and each client along `steps` random steps."""
+    env = make_env(task, agents)
+    try:
+        env.reset(seed=0)
+        act = RandomActions(env)
+        pids = list(env.engine_pids().values())  # server first
+        samples = []
+        for i in range(steps + 1):
+            if i % (steps // checkpoints) == 0:
+                rss = [rss_mb(pid) for pid in pids]
+                samples.append({"step": i, "server_mb": rss[0], "clients_mb": rss[1:]})
+            if not env.agents:
+                env.reset()
+            env.step(act())
+        return {"samples": samples,
+                "client_growth_mb": max(samples[-1]["clients_mb"][k] - samples[1]["clients_mb"][k]
+                                        for k in range(agents)),
+                "server_growth_mb": samples[-1]["server_mb"] - samples[1]["server_mb"]}
+    finally:
+        env.close()
+
+
+def supersuit_throughput(task: str, envs: int, agents: int, steps: int) -> dict:
+    """SuperSuit concat_vec_envs_v1: `envs` envs x `agents` agents over `envs` processes."""
+    import supersuit as ss
+
+    env = ss.black_death_v3(make_env(task, agents))
+    vec = ss.concat_vec_envs_v1(ss.pettingzoo_env_to_vec_env_v1(env), envs,
+                                num_cpus=envs, base_class="gymnasium")
+    try:
+        vec.reset(seed=0)
+        rng = np.random.default_rng(0)
+        n = vec.action_space.n
+        for _ in range(20):
+            vec.step(rng.integers(n, size=vec.num_envs))
+        start = time.perf_counter()
+        for _ in range(steps):
+            vec.step(rng.integers(n, size=vec.num_envs))
+        elapsed = time.perf_counter() - start
+    finally:
+        vec.close()
+    return {"agent_steps_per_s": steps * vec.num_envs / elapsed, "slots": vec.num_envs}
+
+
+def machine() -> dict:
+    model = "unknown"
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    return {"cores": os.cpu_count(), "cpu": model,
+            # the launcher's default for the engine processes, unless set here
+            "lp_num_threads": os.environ.get("LP_NUM_THREADS", "0")}

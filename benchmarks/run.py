@@ -1,0 +1,136 @@
+"""craftium-ma benchmark: our agent-steps/s against the engine's own ceiling, in one run.
+
+    .venv/bin/python benchmarks/run.py            # the full run, about 10 minutes
+    .venv/bin/python benchmarks/run.py --quick    # a short check of the harness
+
+Writes results.json, results.md and results.png to --out. See docs/benchmarks.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import measure  # noqa: E402
+
+TARGET_EFFICIENCY = 0.9
+
+
+def run(args) -> dict:
+    quick = args.quick
+    seconds = 3.0 if quick else 10.0
+    agent_steps = 300 if quick else 3000
+    results = {"task": args.task, "obs": "64x64", "machine": measure.machine(),
+               "python": platform.python_version(), "date": time.strftime("%Y-%m-%d %H:%M"),
+               "quick": quick, "throughput": [], "lifecycle": [], "memory": None, "supersuit": None}
+
+    for n in args.agents:
+        print(f"[bench] {n} agent(s): engine ceiling", flush=True)
+        ceiling = measure.engine_ceiling(args.task, n, seconds, warmup=2.0 if quick else 4.0)
+        results["machine"]["renderer"] = ceiling["renderer"]
+        row = {"agents": n, "ceiling_frames_per_s": ceiling["frames_per_s"],
+               "ceiling_rss_mb": ceiling["rss_mb"]}
+        for fs in args.frameskips:
+            print(f"[bench] {n} agent(s): parallel_env, frameskip {fs}", flush=True)
+            t = measure.env_throughput(args.task, n, fs, agent_steps)
+            row[f"fs{fs}_agent_steps_per_s"] = t["agent_steps_per_s"]
+            row[f"fs{fs}_efficiency"] = t["agent_steps_per_s"] / ceiling["frames_per_s"]
+        results["throughput"].append(row)
+
+        print(f"[bench] {n} agent(s): cold start, {args.resets} soft resets, close", flush=True)
+        results["lifecycle"].append({"agents": n, **measure.lifecycle(args.task, n, args.resets)})
+
+    print(f"[bench] memory over {args.memory_steps} steps", flush=True)
+    results["memory"] = {"agents": 2, **measure.memory(args.task, 2, args.memory_steps)}
+    print("[bench] SuperSuit concat_vec_envs_v1, 2 envs x 2 agents, 2 processes", flush=True)
+    results["supersuit"] = measure.supersuit_throughput(args.task, 2, 2, 100 if quick else 1000)
+    return results
+
+
+def markdown(r: dict) -> str:
+    m = r["machine"]
+    fss = sorted({int(k[2:].split("_")[0]) for row in r["throughput"] for k in row
+                  if k.startswith("fs") and k.endswith("_per_s")})
+    lines = [f"# Benchmark: {r['task']}, {r['obs']} frames, {r['date']}", "",
+             f"Machine: {m['cores']} cores ({m['cpu']}), renderer {m.get('renderer', '?')}, "
+             f"LP_NUM_THREADS={m['lp_num_threads']}, Python {r['python']}"
+             + (" (quick run: short windows, figures are rough)" if r["quick"] else ""), "",
+             "| agents | engine ceiling frames/s | "
+             + " | ".join(f"agent-steps/s fs{fs} | efficiency fs{fs}" for fs in fss) + " |",
+             "| --- | --- | " + " | ".join("--- | ---" for _ in fss) + " |"]
+    for row in r["throughput"]:
+        lines.append(f"| {row['agents']} | {row['ceiling_frames_per_s']:.0f} | " + " | ".join(
+            f"{row[f'fs{fs}_agent_steps_per_s']:.0f} | {row[f'fs{fs}_efficiency']:.2f}"
+            for fs in fss) + " |")
+    lines += ["", "| agents | cold start s | soft reset median ms | p95 ms | close s |",
+              "| --- | --- | --- | --- | --- |"]
+    for row in r["lifecycle"]:
+        lines.append(f"| {row['agents']} | {row['cold_start_s']:.2f} | {row['reset_median_ms']:.1f} "
+                     f"| {row['reset_p95_ms']:.1f} | {row['close_s']:.2f} |")
+    mem = r["memory"]
+    first, last = mem["samples"][1], mem["samples"][-1]
+    lines += ["", f"Memory, {mem['agents']} agents, resident MB at step {first['step']} -> "
+              f"{last['step']}: server {first['server_mb']:.0f} -> {last['server_mb']:.0f}, clients "
+              + ", ".join(f"{a:.0f} -> {b:.0f}" for a, b in zip(first["clients_mb"], last["clients_mb"])),
+              "", f"SuperSuit concat_vec_envs_v1 (2 envs x 2 agents, 2 processes): "
+              f"{r['supersuit']['agent_steps_per_s']:.0f} agent-steps/s", ""]
+    return "\n".join(lines)
+
+
+def plot(r: dict, path: Path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = r["throughput"]
+    n = [row["agents"] for row in rows]
+    fss = [k for k in rows[0] if k.endswith("_agent_steps_per_s")]
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 4))
+    ax1.plot(n, [row["ceiling_frames_per_s"] for row in rows], "k-o", label="engine ceiling (frames/s)")
+    for k in fss:
+        ax1.plot(n, [row[k] for row in rows], "-o", label=f"parallel_env {k.split('_')[0]} (agent-steps/s)")
+        ax2.plot(n, [row[k.replace("agent_steps_per_s", "efficiency")] for row in rows], "-o",
+                 label=k.split("_")[0])
+    ax2.axhline(TARGET_EFFICIENCY, color="grey", ls="--", label="target")
+    for ax, title in ((ax1, "throughput, summed over agents"), (ax2, "bridge efficiency")):
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(n, [str(x) for x in n])
+        ax.set_xlabel("agents")
+        ax.set_title(title)
+        ax.legend(fontsize=8)
+    ax2.set_ylim(0, 1.1)
+    fig.suptitle(f"{r['task']} {r['obs']}, {r['machine']['cores']} cores, {r['machine'].get('renderer', '')}",
+                 fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=80)
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--task", default="commons_harvest", help="a task that takes up to max(--agents) agents")
+    p.add_argument("--agents", type=int, nargs="+", default=[1, 2, 4, 8])
+    p.add_argument("--frameskips", type=int, nargs="+", default=[1, 4])
+    p.add_argument("--resets", type=int, default=50)
+    p.add_argument("--memory-steps", type=int, default=10_000)
+    p.add_argument("--quick", action="store_true", help="short windows, to check the harness")
+    p.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "results")
+    args = p.parse_args(argv)
+    if args.quick:
+        args.resets, args.memory_steps = min(args.resets, 5), min(args.memory_steps, 200)
+    results = run(args)
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "results.json").write_text(json.dumps(results, indent=1))
+    (args.out / "results.md").write_text(markdown(results))
+    plot(results, args.out / "results.png")
+    print(markdown(results))
+    print(f"[bench] wrote {args.out}/results.json, results.md, results.png")
+    return results
+
+
+if __name__ == "__main__":
+    main()

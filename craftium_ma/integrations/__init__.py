@@ -1,0 +1,1 @@
+"""Adapters for training frameworks; each needs its optional extra."""

@@ -1,0 +1,514 @@
+"""PPO with parameter sharing on a craftium-ma task, in one file.
+
+Every agent of every env copy is one slot of a SuperSuit vector env; one actor-critic
+(a small CNN) acts for all of them and learns from all of their experience.
+
+    craftium_ma.parallel_env -> [color_reduction_v0] -> frame_stack_v1 -> black_death_v3
+      -> pettingzoo_env_to_vec_env_v1 -> concat_vec_envs_v1(num_envs, num_cpus)
+
+Writes into --out-dir (default out/ppo/<run-name>):
+  episodes.csv   one row per finished episode: global_step, wall_time, env, length,
+                 return of each agent, team return (the sum over agents)
+  updates.csv    one row per PPO update: losses, entropy, KL, clip fraction, steps/s
+  curve.png      the learning curve (team and per-agent return against env steps)
+  checkpoint.pt  model and optimizer state, args, step counters; reload with --resume
+
+Run `python examples/train_ppo.py --help` for the options; docs/training.md has the
+settings that learn small_room and the figures they give.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import contextlib
+import csv
+import dataclasses
+import inspect
+import itertools
+import math
+import os
+import textwrap
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import supersuit as ss
+import torch
+from torch import nn
+from torch.distributions import Categorical
+
+import craftium_ma
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass
+class Args:
+    # environment
+    task: str = "small_room"
+    num_agents: int = 2
+    max_cycles: int = 100
+    """steps until every agent is truncated"""
+    frameskip: int = 4
+    obs_size: int = 48
+    """frames are rendered at obs_size x obs_size by the engine itself"""
+    grayscale: bool = False
+    """reduce frames to one grey channel (the red block is easier to see in colour)"""
+    frame_stack: int = 2
+    num_envs: int = 4
+    """env copies; the policy sees num_envs * num_agents slots"""
+    num_cpus: int = 4
+    """worker processes stepping the env copies (0: step them in this process)"""
+    # PPO
+    total_timesteps: int = 400_000
+    """agent steps over all slots (one env step of one copy counts num_agents)"""
+    num_steps: int = 128
+    """rollout length per slot between updates"""
+    learning_rate: float = 2.5e-4
+    anneal_lr: bool = True
+    gamma: float = 0.99
+    gae_lambda: float = 0.95
+    num_minibatches: int = 4
+    update_epochs: int = 4
+    clip_coef: float = 0.2
+    ent_coef: float = 0.01
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
+    target_kl: float | None = None
+    """stop an update's epochs early past this approximate KL (None: never)"""
+    reward_scale: float = 0.1
+    """rewards are multiplied by this for learning only (logged returns are unscaled)"""
+    # bookkeeping
+    seed: int = 1
+    torch_threads: int = 0
+    """threads for the gradient updates (0: all cores); the rollout uses one"""
+    run_name: str = ""
+    """default: <task>_<seed>_<time>"""
+    out_dir: str = ""
+    """default: out/ppo/<run-name>"""
+    save_interval: int = 10
+    """save the checkpoint and the curve every this many updates"""
+    resume: str = ""
+    """checkpoint to continue from; its environment and model settings are used"""
+    max_wall_time: float = 0.0
+    """stop (and save) after this many seconds of this process's training (0: no limit)"""
+    quiet: bool = False
+
+
+# settings that fix the observation and the network; a resumed run keeps the checkpoint's
+MODEL_KEYS = ("task", "num_agents", "max_cycles", "frameskip", "obs_size", "grayscale",
+              "frame_stack")
+
+
+def field_docs(cls) -> dict[str, str]:
+    """The string under each field of a dataclass (its --help text)."""
+    body = ast.parse(textwrap.dedent(inspect.getsource(cls))).body[0].body
+    return {a.target.id: b.value.value for a, b in itertools.pairwise(body)
+            if isinstance(a, ast.AnnAssign) and isinstance(b, ast.Expr)
+            and isinstance(b.value, ast.Constant) and isinstance(b.value.value, str)}
+
+
+def add_dataclass_args(parser, cls, skip=()):
+    """One option per field: --num-envs 4, --anneal-lr/--no-anneal-lr, ..."""
+    docs = field_docs(cls)
+    for f in dataclasses.fields(cls):
+        if f.name in skip:
+            continue
+        flag = "--" + f.name.replace("_", "-")
+        doc = docs.get(f.name, "").replace("%", "%%")
+        kwargs = {"default": f.default, "help": (doc + " " if doc else "") + "(default: %(default)s)"}
+        if f.type == "bool":
+            kwargs["action"] = argparse.BooleanOptionalAction
+        elif f.type == "float | None":
+            kwargs["type"] = lambda s: None if s.lower() == "none" else float(s)
+        else:
+            kwargs["type"] = {"int": int, "float": float, "str": str}[f.type]
+        parser.add_argument(flag, **kwargs)
+
+
+def parse_args(argv=None) -> Args:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    add_dataclass_args(parser, Args)
+    return Args(**vars(parser.parse_args(argv)))
+
+
+# --------------------------------------------------------------------------- environment
+
+def make_parallel_env(args: Args, render_mode=None):
+    """The task as a PettingZoo ParallelEnv with the observation preprocessing of training:
+    engine-side resize (obs_size), optional grey, the last frame_stack frames on the channel axis."""
+    env = craftium_ma.parallel_env(args.task, num_agents=args.num_agents,
+                                   max_cycles=args.max_cycles, obs_size=args.obs_size,
+                                   frameskip=args.frameskip, render_mode=render_mode)
+    if args.grayscale:
+        env = ss.color_reduction_v0(env, mode="full")
+    if args.frame_stack > 1:
+        env = ss.frame_stack_v1(env, args.frame_stack)
+    return env
+
+
+def make_vec_env(args: Args):
+    """Every agent of every copy as one slot of a Gymnasium-style vector env. Slot
+    k is agent k % num_agents of copy k // num_agents. Copies reset themselves."""
+    env = ss.black_death_v3(make_parallel_env(args))  # done agents: zero frames, reward 0
+    vec = ss.pettingzoo_env_to_vec_env_v1(env)
+    return ss.concat_vec_envs_v1(vec, args.num_envs, num_cpus=args.num_cpus,
+                                 base_class="gymnasium")
+
+
+# --------------------------------------------------------------------------- model
+
+SQRT2 = math.sqrt(2)
+
+
+def layer_init(layer, std=SQRT2, bias=0.0):
+    nn.init.orthogonal_(layer.weight, std)
+    nn.init.constant_(layer.bias, bias)
+    return layer
+
+
+class ActorCritic(nn.Module):
+    """A small CNN trunk shared by a policy head and a value head. Takes uint8 frames
+    (batch, H, W, C) as the vector env gives them."""
+
+    def __init__(self, obs_shape: tuple[int, int, int], n_actions: int):
+        super().__init__()
+        h, w, c = obs_shape
+        # two strided convolutions: 48x48 -> 11x11x32 -> 4x4x64; cheap enough on 2 cores
+        self.trunk = nn.Sequential(
+            layer_init(nn.Conv2d(c, 32, 8, stride=4)), nn.ReLU(),
+            layer_init(nn.Conv2d(32, 64, 4, stride=2)), nn.ReLU(),
+            nn.Flatten(),
+        )
+        with torch.no_grad():
+            n_flat = self.trunk(torch.zeros(1, c, h, w)).shape[1]
+        self.trunk.append(layer_init(nn.Linear(n_flat, 256)))
+        self.trunk.append(nn.ReLU())
+        self.policy = layer_init(nn.Linear(256, n_actions), std=0.01)
+        self.value = layer_init(nn.Linear(256, 1), std=1.0)
+
+    def features(self, obs: torch.Tensor) -> torch.Tensor:
+        return self.trunk(obs.permute(0, 3, 1, 2).float() / 255.0)
+
+    def logits(self, obs: torch.Tensor) -> torch.Tensor:
+        return self.policy(self.features(obs))
+
+    def get_value(self, obs: torch.Tensor) -> torch.Tensor:
+        return self.value(self.features(obs)).squeeze(-1)
+
+    def act(self, obs, action=None):
+        """(action, log-prob, entropy, value); samples the action when none is given."""
+        x = self.features(obs)
+        dist = Categorical(logits=self.policy(x))
+        if action is None:
+            action = dist.sample()
+        return action, dist.log_prob(action), dist.entropy(), self.value(x).squeeze(-1)
+
+
+def probe_input(obs_shape, seed: int = 0) -> torch.Tensor:
+    """A fixed batch of frames: the checkpoint stores the logits it gives, so a reload
+    can be checked against them."""
+    g = torch.Generator().manual_seed(seed)
+    return torch.randint(0, 256, (4, *obs_shape), generator=g, dtype=torch.uint8)
+
+
+def load_checkpoint(path, map_location="cpu"):
+    """(model, checkpoint dict) from a checkpoint.pt written by train()."""
+    ckpt = torch.load(path, map_location=map_location, weights_only=False)
+    model = ActorCritic(tuple(ckpt["obs_shape"]), ckpt["n_actions"])
+    model.load_state_dict(ckpt["model"])
+    model.eval()
+    return model, ckpt
+
+
+# --------------------------------------------------------------------------- logging
+
+class EpisodeTracker:
+    """Per-slot episodic returns from the vector env's rewards and done flags.
+
+    Under black_death_v3 all slots of one copy end together (SuperSuit resets the whole
+    copy), so each finished copy gives one row: every agent's return and their sum."""
+
+    def __init__(self, num_envs: int, num_agents: int):
+        self.num_envs, self.num_agents = num_envs, num_agents
+        self.returns = np.zeros(num_envs * num_agents)
+        self.lengths = np.zeros(num_envs, dtype=int)
+
+    def step(self, rewards, dones):
+        """Add one step; returns [(env, length, per-agent returns)] for copies that ended."""
+        self.returns += rewards
+        self.lengths += 1
+        finished = []
+        per_env = dones.reshape(self.num_envs, self.num_agents)
+        for e in np.flatnonzero(per_env.any(axis=1)):
+            slots = slice(e * self.num_agents, (e + 1) * self.num_agents)
+            finished.append((int(e), int(self.lengths[e]), self.returns[slots].copy()))
+            self.returns[slots] = 0.0
+            self.lengths[e] = 0
+        return finished
+
+
+def episode_header(num_agents):
+    return (["global_step", "wall_time", "env", "length"]
+            + [f"return_agent_{i}" for i in range(num_agents)] + ["return_team"])
+
+
+def read_episodes(csv_path):
+    """The episodes CSV as a dict of float arrays, one per column."""
+    with open(csv_path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    if not rows:
+        return {}
+    return {k: np.array([float(r[k]) for r in rows]) for k in rows[0]}
+
+
+def rolling_mean(x, window):
+    if len(x) == 0:
+        return x
+    c = np.cumsum(np.insert(x, 0, 0.0))
+    out = np.empty(len(x))
+    for i in range(len(x)):
+        lo = max(0, i + 1 - window)
+        out[i] = (c[i + 1] - c[lo]) / (i + 1 - lo)
+    return out
+
+
+def plot_curve(csv_path, png_path, title="", window=50, baselines=None):
+    """Team and per-agent episodic return against env steps; `baselines` draws
+    {label: value} as horizontal lines (e.g. the random policy's team return)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    data = read_episodes(csv_path)
+    fig, ax = plt.subplots(figsize=(7, 4), dpi=90)
+    if data:
+        steps = data["global_step"]
+        agents = sorted(k for k in data if k.startswith("return_agent_"))
+        ax.scatter(steps, data["return_team"], s=3, alpha=0.2, color="C0")
+        ax.plot(steps, rolling_mean(data["return_team"], window), color="C0", lw=2,
+                label=f"team (sum), mean of last {window}")
+        for i, k in enumerate(agents):
+            ax.plot(steps, rolling_mean(data[k], window), color=f"C{i + 1}", lw=1,
+                    label=k.replace("return_", ""))
+    for i, (label, value) in enumerate((baselines or {}).items()):
+        ax.axhline(value, color="grey", ls="--", lw=1)
+        ax.annotate(label, (0.3, value), xycoords=("axes fraction", "data"),
+                    xytext=(0, 3), textcoords="offset points", color="dimgrey", fontsize=8)
+    ax.set_xlabel("agent steps (all slots)")
+    ax.set_ylabel("episodic return")
+    ax.set_title(title)
+    ax.grid(alpha=0.3)
+    ax.legend(loc="lower right", fontsize=8)
+    fig.tight_layout()
+    fig.savefig(png_path)
+    plt.close(fig)
+
+
+# --------------------------------------------------------------------------- training
+
+def train(args: Args) -> dict:
+    """Train, write the CSVs, the curve and the checkpoint; returns a summary dict."""
+    ckpt = None
+    if args.resume:
+        ckpt = torch.load(args.resume, map_location="cpu", weights_only=False)
+        saved = ckpt["args"]
+        for k in MODEL_KEYS:
+            if getattr(args, k) != saved[k]:
+                print(f"resume: using the checkpoint's {k}={saved[k]!r} (not {getattr(args, k)!r})")
+        args = dataclasses.replace(args, **{k: saved[k] for k in MODEL_KEYS})
+        if not args.run_name:
+            args.run_name = saved["run_name"]
+        if not args.out_dir:
+            args.out_dir = str(Path(args.resume).resolve().parent)
+    if not args.run_name:
+        args.run_name = f"{args.task}_{args.seed}_{time.strftime('%Y%m%d-%H%M%S')}"
+    out = Path(args.out_dir or ROOT / "out" / "ppo" / args.run_name)
+    out.mkdir(parents=True, exist_ok=True)
+    args.out_dir = str(out)
+    log = (lambda *a: None) if args.quiet else (lambda *a: print(*a, flush=True))
+
+    update_threads = args.torch_threads or os.cpu_count() or 1
+    torch.set_num_threads(1)
+    torch.manual_seed(args.seed)
+    np.random.seed(args.seed)
+
+    vec = make_vec_env(args)
+    files = contextlib.ExitStack()
+    try:
+        n_slots = vec.num_envs
+        obs_shape = vec.observation_space.shape  # (H, W, C), uint8
+        n_actions = int(vec.action_space.n)
+        model = ActorCritic(obs_shape, n_actions)
+        optimizer = torch.optim.Adam(model.parameters(), lr=args.learning_rate, eps=1e-5)
+        global_step, update, wall_offset = 0, 0, 0.0
+        if ckpt is not None:
+            model.load_state_dict(ckpt["model"])
+            optimizer.load_state_dict(ckpt["optimizer"])
+            global_step, update, wall_offset = ckpt["global_step"], ckpt["update"], ckpt["wall_time"]
+            log(f"resumed from {args.resume} at step {global_step}")
+
+        batch_size = n_slots * args.num_steps
+        minibatch_size = batch_size // args.num_minibatches
+        num_updates = max(1, args.total_timesteps // batch_size)
+        log(f"{args.task}: {args.num_envs} envs x {args.num_agents} agents = {n_slots} slots, "
+            f"obs {obs_shape}, {n_actions} actions, {num_updates} updates of {batch_size} steps "
+            f"-> {out}")
+
+        # rollout storage
+        obs_buf = torch.zeros((args.num_steps, n_slots, *obs_shape), dtype=torch.uint8)
+        act_buf = torch.zeros((args.num_steps, n_slots), dtype=torch.long)
+        logp_buf = torch.zeros((args.num_steps, n_slots))
+        rew_buf = torch.zeros((args.num_steps, n_slots))
+        done_buf = torch.zeros((args.num_steps, n_slots))
+        val_buf = torch.zeros((args.num_steps, n_slots))
+
+        ep_path, upd_path = out / "episodes.csv", out / "updates.csv"
+        new_files = ckpt is None or not ep_path.exists()
+        # open for the whole run; `files` closes them in the finally below
+        mode = "w" if new_files else "a"
+        ep_file = files.enter_context(open(ep_path, mode, newline=""))  # noqa: SIM115
+        upd_file = files.enter_context(open(upd_path, mode, newline=""))  # noqa: SIM115
+        ep_csv, upd_csv = csv.writer(ep_file), csv.writer(upd_file)
+        if new_files:
+            ep_csv.writerow(episode_header(args.num_agents))
+            upd_csv.writerow(["update", "global_step", "wall_time", "lr", "policy_loss",
+                              "value_loss", "entropy", "approx_kl", "clip_frac", "sps"])
+        tracker = EpisodeTracker(args.num_envs, args.num_agents)
+        recent_team = []
+
+        def save():
+            model.eval()
+            with torch.no_grad():
+                probe = model.logits(probe_input(obs_shape)).tolist()
+            model.train()
+            torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
+                        "args": dataclasses.asdict(args), "obs_shape": list(obs_shape),
+                        "n_actions": n_actions, "global_step": global_step, "update": update,
+                        "wall_time": wall_offset + time.time() - start, "probe_logits": probe},
+                       out / "checkpoint.tmp")
+            os.replace(out / "checkpoint.tmp", out / "checkpoint.pt")  # never half-written
+            ep_file.flush(), upd_file.flush()
+            plot_curve(ep_path, out / "curve.png", title=f"PPO on {args.task}, "
+                       f"{args.num_agents} agents ({args.run_name})")
+
+        start = time.time()
+        # seed once; the copies reseed themselves on their automatic resets
+        next_obs = torch.from_numpy(vec.reset(seed=args.seed + 1000 * update)[0])
+        next_done = torch.zeros(n_slots)
+        first_update = update
+        while update < num_updates:
+            update += 1
+            if args.anneal_lr:
+                optimizer.param_groups[0]["lr"] = args.learning_rate * (1 - (update - 1) / num_updates)
+            t_rollout = time.time()
+            for t in range(args.num_steps):
+                obs_buf[t], done_buf[t] = next_obs, next_done
+                with torch.no_grad():
+                    action, logp, _, value = model.act(next_obs)
+                act_buf[t], logp_buf[t], val_buf[t] = action, logp, value
+                obs, rewards, terms, truncs, _ = vec.step(action.numpy())
+                dones = np.logical_or(terms, truncs)
+                rew_buf[t] = torch.as_tensor(rewards * args.reward_scale, dtype=torch.float32)
+                next_obs = torch.from_numpy(obs)
+                next_done = torch.as_tensor(dones, dtype=torch.float32)
+                global_step += n_slots
+                for e, length, rets in tracker.step(rewards, dones):
+                    wall = wall_offset + time.time() - start
+                    ep_csv.writerow([global_step, f"{wall:.1f}", e, length]
+                                    + [f"{r:g}" for r in rets] + [f"{rets.sum():g}"])
+                    recent_team.append(float(rets.sum()))
+            sps = n_slots * args.num_steps / (time.time() - t_rollout)
+
+            # generalized advantage estimation; done_buf[t] marks obs_buf[t] as the first of an episode
+            torch.set_num_threads(update_threads)
+            with torch.no_grad():
+                next_value = model.get_value(next_obs)
+                advantages = torch.zeros_like(rew_buf)
+                last = torch.zeros(n_slots)
+                for t in reversed(range(args.num_steps)):
+                    if t == args.num_steps - 1:
+                        not_done, v_next = 1.0 - next_done, next_value
+                    else:
+                        not_done, v_next = 1.0 - done_buf[t + 1], val_buf[t + 1]
+                    delta = rew_buf[t] + args.gamma * v_next * not_done - val_buf[t]
+                    last = delta + args.gamma * args.gae_lambda * not_done * last
+                    advantages[t] = last
+                returns = advantages + val_buf
+
+            b_obs = obs_buf.reshape(-1, *obs_shape)
+            b_act, b_logp = act_buf.reshape(-1), logp_buf.reshape(-1)
+            b_adv, b_ret = advantages.reshape(-1), returns.reshape(-1)
+
+            # clipped-surrogate updates over shuffled minibatches
+            clip_fracs, stop = [], False
+            for _ in range(args.update_epochs):
+                for idx in torch.randperm(batch_size).split(minibatch_size):
+                    _, new_logp, entropy, new_value = model.act(b_obs[idx], b_act[idx])
+                    log_ratio = new_logp - b_logp[idx]
+                    ratio = log_ratio.exp()
+                    with torch.no_grad():
+                        approx_kl = ((ratio - 1) - log_ratio).mean()
+                        clip_fracs.append(((ratio - 1).abs() > args.clip_coef).float().mean().item())
+                    adv = b_adv[idx]
+                    adv = (adv - adv.mean()) / (adv.std() + 1e-8)
+                    policy_loss = torch.max(-adv * ratio, -adv * ratio.clamp(
+                        1 - args.clip_coef, 1 + args.clip_coef)).mean()
+                    value_loss = 0.5 * (new_value - b_ret[idx]).pow(2).mean()
+                    entropy_loss = entropy.mean()
+                    loss = policy_loss - args.ent_coef * entropy_loss + args.vf_coef * value_loss
+                    optimizer.zero_grad()
+                    loss.backward()
+                    nn.utils.clip_grad_norm_(model.parameters(), args.max_grad_norm)
+                    optimizer.step()
+                    if args.target_kl is not None and approx_kl > args.target_kl:
+                        stop = True
+                        break
+                if stop:
+                    break
+            torch.set_num_threads(1)
+
+            wall = wall_offset + time.time() - start
+            upd_csv.writerow([update, global_step, f"{wall:.1f}",
+                              f"{optimizer.param_groups[0]['lr']:.3g}", f"{policy_loss.item():.4f}",
+                              f"{value_loss.item():.4f}", f"{entropy_loss.item():.4f}",
+                              f"{approx_kl.item():.4f}", f"{np.mean(clip_fracs):.3f}", f"{sps:.0f}"])
+            team = f"{np.mean(recent_team[-20:]):7.1f}" if recent_team else "    n/a"
+            log(f"update {update:4d}/{num_updates}  step {global_step:8d}  {wall:6.0f}s  "
+                f"team return (last 20 ep) {team}  entropy {entropy_loss.item():.3f}  "
+                f"kl {approx_kl.item():.4f}  rollout {sps:.0f} steps/s")
+            if update % args.save_interval == 0:
+                save()
+            if args.max_wall_time and time.time() - start > args.max_wall_time:
+                log(f"stopping: --max-wall-time {args.max_wall_time:g} s reached")
+                break
+        save()
+    finally:
+        files.close()
+        vec.close()
+
+    wall = wall_offset + time.time() - start
+    data = read_episodes(ep_path)
+    team = data.get("return_team", np.zeros(0))
+    k = max(1, min(50, len(team) // 5))
+    summary = {"run_name": args.run_name, "out_dir": str(out), "global_step": global_step,
+               "updates": update, "wall_time_s": round(wall, 1),
+               "steps_per_s": round((global_step - first_update * batch_size) / max(time.time() - start, 1e-9), 1),
+               "episodes": len(team),
+               "team_return_first": float(team[:k].mean()) if len(team) else float("nan"),
+               "team_return_last": float(team[-k:].mean()) if len(team) else float("nan"),
+               "checkpoint": str(out / "checkpoint.pt")}
+    print(f"\nsummary: {summary['global_step']} agent steps, {summary['updates']} updates, "
+          f"{summary['wall_time_s']:.0f} s wall ({summary['steps_per_s']:.0f} steps/s this run), "
+          f"{summary['episodes']} episodes")
+    if len(team):
+        print(f"  team return: first {k} episodes {summary['team_return_first']:.1f}, "
+              f"last {k} episodes {summary['team_return_last']:.1f}")
+    print(f"  wrote {ep_path}, {out / 'curve.png'}, {out / 'checkpoint.pt'}", flush=True)
+    return summary
+
+
+if __name__ == "__main__":
+    train(parse_args())

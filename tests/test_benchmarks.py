@@ -1,0 +1,37 @@
+"""The benchmark harness runs end to end on real engine processes and reports figures.
+
+Speed targets are not asserted here (they belong to benchmarks/, reported as figures);
+this checks that every measurement ran and produced sane, complete results."""
+
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_quick_benchmark_writes_complete_results(tmp_path):
+    subprocess.run([sys.executable, str(ROOT / "benchmarks" / "run.py"), "--quick",
+                    "--agents", "1", "2", "--frameskips", "1", "4", "--resets", "3",
+                    "--out", str(tmp_path)], check=True, timeout=600,
+                   stdout=subprocess.DEVNULL)
+    r = json.loads((tmp_path / "results.json").read_text())
+    assert r["machine"]["cores"] >= 1 and r["machine"]["renderer"] not in ("", "unknown")
+    assert [row["agents"] for row in r["throughput"]] == [1, 2]
+    for row in r["throughput"]:
+        assert row["ceiling_frames_per_s"] > 0
+        for fs in (1, 4):
+            steps, eff = row[f"fs{fs}_agent_steps_per_s"], row[f"fs{fs}_efficiency"]
+            assert steps > 0 and math.isclose(eff, steps / row["ceiling_frames_per_s"])
+        assert len(row["ceiling_rss_mb"]["clients"]) == row["agents"]
+    for row in r["lifecycle"]:
+        assert 0 < row["reset_median_ms"] <= row["reset_p95_ms"]
+        assert row["cold_start_s"] > 0 and row["close_s"] > 0
+    samples = r["memory"]["samples"]
+    assert len(samples) >= 3 and all(s["server_mb"] > 0 and len(s["clients_mb"]) == 2 for s in samples)
+    assert r["supersuit"]["slots"] == 4 and r["supersuit"]["agent_steps_per_s"] > 0
+    md = (tmp_path / "results.md").read_text()
+    assert "engine ceiling" in md and r["machine"]["renderer"] in md
+    assert (tmp_path / "results.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -1,0 +1,117 @@
+"""Smoke test of examples/train_ppo.py and examples/evaluate.py on real engine processes:
+a few hundred env steps of PPO, a resume, a reload, and a one-episode evaluation."""
+
+import csv
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from PIL import Image
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+sys.path.insert(0, str(EXAMPLES))
+import train_ppo
+
+# 1 env x 2 agents in this process, tiny frames: 4 updates of 64 steps x 2 slots
+TRAIN = ["--task", "small_room", "--num-agents", "2", "--num-envs", "1", "--num-cpus", "0",
+         "--max-cycles", "30", "--frameskip", "4", "--obs-size", "32", "--frame-stack", "2",
+         "--num-steps", "64", "--num-minibatches", "2", "--update-epochs", "2",
+         "--save-interval", "2", "--torch-threads", "1", "--quiet"]
+
+
+def run(script, *args, timeout=120):
+    """Run an example in its own interpreter; a hung engine can't outlive the timeout
+    (the child is killed and craftium_ma's reaper removes its engine processes)."""
+    proc = subprocess.run([sys.executable, str(EXAMPLES / script), *args], check=False,
+                          capture_output=True, text=True, timeout=timeout)
+    assert proc.returncode == 0, f"{script} failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+    return proc.stdout
+
+
+def read_rows(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    out = tmp_path_factory.mktemp("ppo")
+    stdout = run("train_ppo.py", *TRAIN, "--total-timesteps", "512", "--out-dir", str(out))
+    assert "summary: 512 agent steps, 4 updates" in stdout
+    return out
+
+
+def test_training_writes_sane_logs(trained):
+    episodes = read_rows(trained / "episodes.csv")
+    assert len(episodes) >= 4  # 256 env steps, episodes of at most 31
+    assert list(episodes[0]) == ["global_step", "wall_time", "env", "length", "return_agent_0",
+                                 "return_agent_1", "return_team"]
+    for row in episodes:
+        values = {k: float(v) for k, v in row.items()}
+        assert all(math.isfinite(v) for v in values.values())
+        assert 0 < values["global_step"] <= 512 and 1 <= values["length"] <= 31
+        for agent in ("return_agent_0", "return_agent_1"):
+            assert -30 <= values[agent] <= -1  # -1 per step until the block or max_cycles
+        assert values["return_team"] == values["return_agent_0"] + values["return_agent_1"]
+    steps = [int(r["global_step"]) for r in episodes]
+    assert steps == sorted(steps)
+
+    updates = read_rows(trained / "updates.csv")
+    assert [int(r["update"]) for r in updates] == [1, 2, 3, 4]
+    assert all(math.isfinite(float(v)) for r in updates for v in r.values())
+
+    with Image.open(trained / "curve.png") as png:
+        assert png.format == "PNG" and png.width > 200 and png.height > 100
+
+
+def test_checkpoint_reloads_to_the_same_policy(trained):
+    model, ckpt = train_ppo.load_checkpoint(trained / "checkpoint.pt")
+    assert ckpt["global_step"] == 512 and ckpt["update"] == 4
+    assert ckpt["obs_shape"] == [32, 32, 6] and ckpt["n_actions"] == 4
+    assert train_ppo.Args(**ckpt["args"]).obs_size == 32
+    with torch.no_grad():
+        logits = model.logits(train_ppo.probe_input(ckpt["obs_shape"]))
+    # the logits the model gave when it was saved, on the same fixed frames
+    np.testing.assert_allclose(logits.numpy(), np.array(ckpt["probe_logits"]), rtol=1e-5, atol=1e-6)
+    fresh = train_ppo.ActorCritic(tuple(ckpt["obs_shape"]), 4)
+    with torch.no_grad():
+        assert not torch.allclose(fresh.logits(train_ppo.probe_input(ckpt["obs_shape"])), logits)
+
+
+def test_resume_continues_the_run(trained, tmp_path):
+    # a copy, so that the other tests see the original run
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    for name in ("checkpoint.pt", "episodes.csv", "updates.csv"):
+        (run_dir / name).write_bytes((trained / name).read_bytes())
+    before = len(read_rows(run_dir / "episodes.csv"))
+    stdout = run("train_ppo.py", *TRAIN, "--total-timesteps", "768",
+                 "--resume", str(run_dir / "checkpoint.pt"))
+    assert "resumed from" not in stdout  # --quiet
+    _, ckpt = train_ppo.load_checkpoint(run_dir / "checkpoint.pt")
+    assert ckpt["global_step"] == 768 and ckpt["update"] == 6
+    assert [int(r["update"]) for r in read_rows(run_dir / "updates.csv")] == [1, 2, 3, 4, 5, 6]
+    episodes = read_rows(run_dir / "episodes.csv")
+    assert len(episodes) > before and int(episodes[-1]["global_step"]) > 512
+
+
+@pytest.mark.parametrize("policy", ["trained", "random"])
+def test_evaluate_writes_results_and_gif(trained, tmp_path, policy):
+    gif, result_json = tmp_path / "eval.gif", tmp_path / "eval.json"
+    args = [str(trained / "checkpoint.pt"), "--episodes", "1", "--max-cycles", "8",
+            "--gif", str(gif), "--json-out", str(result_json)]
+    stdout = run("evaluate.py", *args, *(["--random"] if policy == "random" else []), timeout=90)
+    assert "team" in stdout
+    result = json.loads(result_json.read_text())
+    assert result["episodes"] == 1 and result["policy"].startswith(
+        "random" if policy == "random" else "sampled")
+    assert -16 <= result["team"]["mean"] <= -2
+    assert result["team"]["mean"] == result["agent_0"]["mean"] + result["agent_1"]["mean"]
+    with Image.open(gif) as im:
+        assert im.format == "GIF" and im.n_frames > 1
+        assert im.width == 2 * im.height  # the two agents' views side by side
