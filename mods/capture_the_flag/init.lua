@@ -120,17 +120,12 @@ local function near(pos, target, d)
 	return math.abs(pos.x - target.x) <= d and math.abs(pos.z - target.z) <= d
 end
 
-local function state()
-	local s = {home("red") and 1 or 0, home("blue") and 1 or 0}
-	for _, name in ipairs(craftium_ma.agents()) do
-		local p = core.get_player_by_name(name):get_pos()
-		s[#s + 1], s[#s + 2] = p.x, p.z
-		s[#s + 1] = craftium_ma.team_of(name) == "red" and 0 or 1
-		s[#s + 1] = carrying[name] and 1 or 0
-	end
-	return s
-end
-craftium_ma.register_state(state)
+craftium_ma.register_state(
+	function() return {home("red") and 1 or 0, home("blue") and 1 or 0} end,
+	function(player)
+		local name, p = player:get_player_name(), player:get_pos()
+		return {p.x, p.z, craftium_ma.team_of(name) == "red" and 0 or 1, carrying[name] and 1 or 0}
+	end)
 
 craftium_ma.register_on_step(function()
 	for _, name in ipairs(craftium_ma.agents()) do

@@ -69,15 +69,11 @@ end
 
 craftium_ma.register_area(MINP, MAXP, build_forest)
 
-local function state()
-	local s = {}
-	for _, player in ipairs(craftium_ma.agent_players()) do
+craftium_ma.register_state(nil,
+	function(player)
 		local p = player:get_pos()
-		s[#s + 1], s[#s + 2], s[#s + 3] = p.x, p.z, player:get_look_horizontal()
-	end
-	return s
-end
-craftium_ma.register_state(state)
+		return {p.x, p.z, player:get_look_horizontal()}
+	end)
 
 craftium_ma.register_on_reset(function(seed, options)
 	local rng = craftium_ma.rng()

@@ -125,7 +125,7 @@ local function default_layout(rng)
 	return places
 end
 
-local function state()
+local function apples_left_per_patch()
 	local s = {}
 	for p = 1, #CENTRES do
 		s[p] = 0
@@ -135,13 +135,12 @@ local function state()
 			s[spot.patch] = s[spot.patch] + 1
 		end
 	end
-	for _, player in ipairs(craftium_ma.agent_players()) do
-		local pos = player:get_pos()
-		s[#s + 1], s[#s + 2] = pos.x, pos.z
-	end
 	return s
 end
-craftium_ma.register_state(state)
+craftium_ma.register_state(apples_left_per_patch, function(player)
+	local pos = player:get_pos()
+	return {pos.x, pos.z}
+end)
 
 craftium_ma.register_on_reset(function(seed, options)
 	local rng = craftium_ma.rng()

@@ -26,7 +26,7 @@ local rng = PcgRandom(0)  -- the episode's random numbers, seeded at reset
 local steps = 0           -- env steps since the reset
 local max_cycles = nil    -- the episode's length limit, if Python set one
 local reset_callbacks, step_callbacks = {}, {}
-local state_fn = nil  -- see craftium_ma.register_state
+local state_parts = nil  -- {shared, per_agent}, see craftium_ma.register_state
 local areas = {}              -- {minp, maxp, on_loaded, loaded}
 local pending_reset = nil     -- a reset that waits for the areas to load
 
@@ -107,10 +107,32 @@ function craftium_ma.set_state(vector)
 	state = vector
 end
 
---- fn() returns the global state vector; it runs after every reset and every
---- env step (after the step callbacks), so a task need not call set_state.
-function craftium_ma.register_state(fn)
-	state_fn = fn
+--- The global state vector: shared() followed, for each agent in order, by
+--- per_agent(player); both return flat arrays of numbers and either may be nil.
+--- It is computed after every reset and every env step (after the step
+--- callbacks), so a task need not call set_state.
+function craftium_ma.register_state(shared, per_agent)
+	state_parts = {shared = shared, per_agent = per_agent}
+end
+
+local function append(list, values)
+	for _, v in ipairs(values) do
+		list[#list + 1] = v
+	end
+end
+
+local function compute_state()
+	if not state_parts then
+		return
+	end
+	local s = {}
+	append(s, state_parts.shared and state_parts.shared() or {})
+	if state_parts.per_agent then
+		for _, player in ipairs(craftium_ma.agent_players()) do
+			append(s, state_parts.per_agent(player))
+		end
+	end
+	state = s
 end
 
 --- The options that Python passed (task_options), as a table.
@@ -217,8 +239,14 @@ local function run_reset(request)
 	for _, fn in ipairs(reset_callbacks) do
 		fn(seed, options)
 	end
-	if state_fn then
-		state = state_fn()
+	compute_state()
+end
+
+-- Runs the requested reset once the task areas are loaded.
+local function reset_when_loaded()
+	if pending_reset and areas_loaded() then
+		run_reset(pending_reset)
+		pending_reset = nil
 	end
 end
 
@@ -226,25 +254,17 @@ dofile(core.get_modpath("craftium_ma") .. "/lib.lua")
 
 core.craftium_ma_reset = function(step, _, request_json)
 	pending_reset = core.parse_json(request_json) or {}
-	if areas_loaded() then
-		run_reset(pending_reset)
-		pending_reset = nil
-	end
+	reset_when_loaded()
 end
 
 core.craftium_ma_tick = function(step, dtime)
-	if pending_reset and areas_loaded() then
-		run_reset(pending_reset)
-		pending_reset = nil
-	end
+	reset_when_loaded()
 	if dtime > 0 then
 		steps = steps + 1
 		for _, fn in ipairs(step_callbacks) do
 			fn(dtime)
 		end
-		if state_fn then
-			state = state_fn()
-		end
+		compute_state()
 	end
 	local out = core.write_json({step = step, agents = results, state = state,
 		loading = pending_reset ~= nil})

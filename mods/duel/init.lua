@@ -29,16 +29,10 @@ core.register_on_punchplayer(function(victim, hitter, _, _, _, damage)
 	end
 end)
 
-local function state()
-	local s = {}
-	for _, player in ipairs(craftium_ma.agent_players()) do
-		local p = player:get_pos()
-		s[#s + 1], s[#s + 2] = p.x, p.z
-		s[#s + 1], s[#s + 2] = player:get_look_horizontal(), player:get_hp()
-	end
-	return s
-end
-craftium_ma.register_state(state)
+craftium_ma.register_state(nil, function(player)
+	local p = player:get_pos()
+	return {p.x, p.z, player:get_look_horizontal(), player:get_hp()}
+end)
 
 craftium_ma.register_on_reset(function(seed, options)
 	local rng = craftium_ma.rng()

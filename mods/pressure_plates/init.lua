@@ -60,15 +60,11 @@ local function held(plate)
 	return false
 end
 
-local function state()
-	local s = {door_is_open() and 1 or 0}
-	for _, player in ipairs(craftium_ma.agent_players()) do
+craftium_ma.register_state(function() return {door_is_open() and 1 or 0} end,
+	function(player)
 		local p = player:get_pos()
-		s[#s + 1], s[#s + 2], s[#s + 3] = p.x, p.z, player:get_look_horizontal()
-	end
-	return s
-end
-craftium_ma.register_state(state)
+		return {p.x, p.z, player:get_look_horizontal()}
+	end)
 
 -- layout = "test": agent_0 on plate A, agent_1 two nodes before plate B, both
 -- facing the door (+z); more agents at the right wall.

@@ -41,15 +41,11 @@ craftium_ma.register_on_reset(function(seed, options)
 	end
 end)
 
-local function state()
-	local s = {block_pos.x, block_pos.z}
-	for _, player in ipairs(craftium_ma.agent_players()) do
+craftium_ma.register_state(function() return {block_pos.x, block_pos.z} end,
+	function(player)
 		local p = player:get_pos()
-		s[#s + 1], s[#s + 2], s[#s + 3] = p.x, p.z, player:get_look_horizontal()
-	end
-	return s
-end
-craftium_ma.register_state(state)
+		return {p.x, p.z, player:get_look_horizontal()}
+	end)
 
 craftium_ma.register_on_step(function()
 	for _, name in ipairs(craftium_ma.agents()) do

@@ -71,15 +71,10 @@ end
 
 craftium_ma.register_area(MINP, MAXP, build_cave)
 
-local function state()
-	local s = {}
-	for _, player in ipairs(craftium_ma.agent_players()) do
-		local p = player:get_pos()
-		s[#s + 1], s[#s + 2], s[#s + 3] = p.x, p.y, p.z
-	end
-	return s
-end
-craftium_ma.register_state(state)
+craftium_ma.register_state(nil, function(player)
+	local p = player:get_pos()
+	return {p.x, p.y, p.z}
+end)
 
 craftium_ma.register_on_reset(function(seed, options)
 	local rng = craftium_ma.rng()

@@ -167,15 +167,11 @@ craftium_ma.register_area({x = LO, y = 0, z = LO}, {x = HI, y = 5, z = HI}, func
 	end
 end)
 
-local function state()
-	local s = {spiders_alive(), round}
-	for _, player in ipairs(craftium_ma.agent_players()) do
+craftium_ma.register_state(function() return {spiders_alive(), round} end,
+	function(player)
 		local p = player:get_pos()
-		s[#s + 1], s[#s + 2], s[#s + 3] = p.x, p.z, player:get_hp()
-	end
-	return s
-end
-craftium_ma.register_state(state)
+		return {p.x, p.z, player:get_hp()}
+	end)
 
 craftium_ma.register_on_reset(function(seed, options)
 	local rng = craftium_ma.rng()
