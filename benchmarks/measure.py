@@ -33,9 +33,9 @@ def rss_mb(pid: int) -> float:
     return float("nan")
 
 
-def make_env(task: str, agents: int, frameskip: int = 1, obs_size: int = 64):
+def make_env(task: str, agents: int, frameskip: int = 1, obs_size: int = 64, pipelined: bool = True):
     return craftium_ma.parallel_env(task, num_agents=agents, frameskip=frameskip,
-                                    obs_size=obs_size, max_cycles=10**9)
+                                    obs_size=obs_size, max_cycles=10**9, pipelined=pipelined)
 
 
 def engine_ceiling(task: str, agents: int, seconds: float, warmup: float = 4.0) -> dict:
@@ -91,11 +91,12 @@ class RandomActions:
         return {a: int(self.rng.integers(self.env.action_space(a).n)) for a in self.env.agents}
 
 
-def env_throughput(task: str, agents: int, frameskip: int, agent_steps: int) -> dict:
+def env_throughput(task: str, agents: int, frameskip: int, agent_steps: int,
+                   pipelined: bool = True) -> dict:
     """parallel_env agent-steps/s (summed over agents) with random actions.
 
     Episodes that end are reset outside the timed spans."""
-    env = make_env(task, agents, frameskip)
+    env = make_env(task, agents, frameskip, pipelined=pipelined)
     try:
         env.reset(seed=0)
         act = RandomActions(env)

@@ -21,6 +21,16 @@ import measure  # noqa: E402
 TARGET_EFFICIENCY = 0.9
 
 
+def configs(args) -> list[tuple[str, int, bool]]:
+    """(label, frameskip, pipelined) of each parallel_env measurement."""
+    return ([(f"fs{fs}", fs, True) for fs in args.frameskips]
+            + [(f"strict_fs{fs}", fs, False) for fs in args.strict_frameskips])
+
+
+def labels(r: dict) -> list[str]:
+    return [k[: -len("_agent_steps_per_s")] for k in r["throughput"][0] if k.endswith("_agent_steps_per_s")]
+
+
 def run(args) -> dict:
     quick = args.quick
     seconds = 3.0 if quick else 10.0
@@ -35,11 +45,11 @@ def run(args) -> dict:
         results["machine"]["renderer"] = ceiling["renderer"]
         row = {"agents": n, "ceiling_frames_per_s": ceiling["frames_per_s"],
                "ceiling_rss_mb": ceiling["rss_mb"]}
-        for fs in args.frameskips:
-            print(f"[bench] {n} agent(s): parallel_env, frameskip {fs}", flush=True)
-            t = measure.env_throughput(args.task, n, fs, agent_steps)
-            row[f"fs{fs}_agent_steps_per_s"] = t["agent_steps_per_s"]
-            row[f"fs{fs}_efficiency"] = t["agent_steps_per_s"] / ceiling["frames_per_s"]
+        for label, fs, pipelined in configs(args):
+            print(f"[bench] {n} agent(s): parallel_env, {label}", flush=True)
+            t = measure.env_throughput(args.task, n, fs, agent_steps, pipelined)
+            row[f"{label}_agent_steps_per_s"] = t["agent_steps_per_s"]
+            row[f"{label}_efficiency"] = t["agent_steps_per_s"] / ceiling["frames_per_s"]
         results["throughput"].append(row)
 
         print(f"[bench] {n} agent(s): cold start, {args.resets} soft resets, close", flush=True)
@@ -54,19 +64,19 @@ def run(args) -> dict:
 
 def markdown(r: dict) -> str:
     m = r["machine"]
-    fss = sorted({int(k[2:].split("_")[0]) for row in r["throughput"] for k in row
-                  if k.startswith("fs") and k.endswith("_per_s")})
+    names = labels(r)
     lines = [f"# Benchmark: {r['task']}, {r['obs']} frames, {r['date']}", "",
              f"Machine: {m['cores']} cores ({m['cpu']}), renderer {m.get('renderer', '?')}, "
              f"LP_NUM_THREADS={m['lp_num_threads']}, Python {r['python']}"
              + (" (quick run: short windows, figures are rough)" if r["quick"] else ""), "",
+             "fsN: pipelined steps (the default) of frameskip N; strict_fsN: `pipelined=False`.", "",
              "| agents | engine ceiling frames/s | "
-             + " | ".join(f"agent-steps/s fs{fs} | efficiency fs{fs}" for fs in fss) + " |",
-             "| --- | --- | " + " | ".join("--- | ---" for _ in fss) + " |"]
+             + " | ".join(f"agent-steps/s {k} | efficiency {k}" for k in names) + " |",
+             "| --- | --- | " + " | ".join("--- | ---" for _ in names) + " |"]
     for row in r["throughput"]:
         lines.append(f"| {row['agents']} | {row['ceiling_frames_per_s']:.0f} | " + " | ".join(
-            f"{row[f'fs{fs}_agent_steps_per_s']:.0f} | {row[f'fs{fs}_efficiency']:.2f}"
-            for fs in fss) + " |")
+            f"{row[f'{k}_agent_steps_per_s']:.0f} | {row[f'{k}_efficiency']:.2f}"
+            for k in names) + " |")
     lines += ["", "| agents | cold start s | soft reset median ms | p95 ms | close s |",
               "| --- | --- | --- | --- | --- |"]
     for row in r["lifecycle"]:
@@ -89,13 +99,12 @@ def plot(r: dict, path: Path):
 
     rows = r["throughput"]
     n = [row["agents"] for row in rows]
-    fss = [k for k in rows[0] if k.endswith("_agent_steps_per_s")]
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 4))
     ax1.plot(n, [row["ceiling_frames_per_s"] for row in rows], "k-o", label="engine ceiling (frames/s)")
-    for k in fss:
-        ax1.plot(n, [row[k] for row in rows], "-o", label=f"parallel_env {k.split('_')[0]} (agent-steps/s)")
-        ax2.plot(n, [row[k.replace("agent_steps_per_s", "efficiency")] for row in rows], "-o",
-                 label=k.split("_")[0])
+    for k in labels(r):
+        ax1.plot(n, [row[f"{k}_agent_steps_per_s"] for row in rows], "-o",
+                 label=f"parallel_env {k} (agent-steps/s)")
+        ax2.plot(n, [row[f"{k}_efficiency"] for row in rows], "-o", label=k)
     ax2.axhline(TARGET_EFFICIENCY, color="grey", ls="--", label="target")
     for ax, title in ((ax1, "throughput, summed over agents"), (ax2, "bridge efficiency")):
         ax.set_xscale("log", base=2)
@@ -115,6 +124,8 @@ def main(argv=None):
     p.add_argument("--task", default="commons_harvest", help="a task that takes up to max(--agents) agents")
     p.add_argument("--agents", type=int, nargs="+", default=[1, 2, 4, 8])
     p.add_argument("--frameskips", type=int, nargs="+", default=[1, 4])
+    p.add_argument("--strict-frameskips", type=int, nargs="*", default=[1],
+                   help="frameskips to measure with pipelined=False too")
     p.add_argument("--resets", type=int, default=50)
     p.add_argument("--memory-steps", type=int, default=10_000)
     p.add_argument("--quick", action="store_true", help="short windows, to check the harness")

@@ -51,7 +51,7 @@ class CraftiumParallelEnv(ParallelEnv):
                  obs_size: int | tuple[int, int] | None = None, frameskip: int = 1,
                  render_mode: str | None = None, action_space: str = "discrete",
                  task_options: dict | None = None, frame_dtime: float = 0.05,
-                 timeout: float = 60.0):
+                 timeout: float = 60.0, pipelined: bool = True):
         if task_dir is not None:
             self.task: Task = load_task(task_dir)
         elif task is not None:
@@ -74,6 +74,7 @@ class CraftiumParallelEnv(ParallelEnv):
             raise ValueError(f"action_space must be 'discrete' or 'full', got {action_space!r}")
         self.obs_size = _frame_size(t.obs_size if obs_size is None else obs_size)
         self.frameskip = frameskip
+        self.pipelined = bool(pipelined)
         self.render_mode = render_mode
         self.action_mode = action_space
         self.task_options = dict(task_options or {})
@@ -112,7 +113,7 @@ class CraftiumParallelEnv(ParallelEnv):
 
     def reset(self, seed: int | None = None, options: dict | None = None):
         if self._session is None:
-            self._session = LockstepSession(self.launch_config(), self.frameskip)
+            self._session = LockstepSession(self.launch_config(), self.frameskip, self.pipelined)
         # Gymnasium's convention: a seed also fixes the episodes reset without one after it
         if seed is not None:
             seed = int(seed) % 2**31
@@ -175,7 +176,7 @@ class CraftiumParallelEnv(ParallelEnv):
     def _info(observation, lua_result) -> dict:
         lua_info = lua_result.get("info") or {}
         return {"position": observation.position, "yaw": observation.yaw,
-                "pitch": observation.pitch, "hp": observation.hp,
+                "pitch": observation.pitch, "hp": lua_result["hp"],
                 **(lua_info if isinstance(lua_info, dict) else {})}
 
     def state(self) -> np.ndarray:

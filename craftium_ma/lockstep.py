@@ -1,13 +1,15 @@
 """Lock-step stepping of one environment's server and agent clients.
 
 A step sends every agent its action first, then the server its tick, then
-gathers: the clients run their frames concurrently, the server's tick waits
-for every client's barrier marker, and each client draws its frame only after
-the server finished the tick. See docs/protocol.md.
+gathers: the clients run their frames concurrently and the server's tick waits
+for every client's barrier marker. Each client draws its frame after the
+server finished the tick, or, pipelined, while the server runs it: then what
+the tick changed shows in the next step's frame. See docs/engine.md.
 """
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass
 
@@ -34,12 +36,16 @@ NOOP = AgentAction()
 class LockstepSession:
     """A started server plus agent clients, stepped together."""
 
-    def __init__(self, config: LaunchConfig, frameskip: int = 1):
+    def __init__(self, config: LaunchConfig, frameskip: int = 1, pipelined: bool = False):
         self.config = config
         self.frameskip = frameskip
+        self.pipelined = pipelined
         self.step_count = 0
         self._map_sent = False  # the server has sent each agent all the map in its range
         self._context = zmq.Context()
+        # ZeroMQ's I/O thread runs SCHED_BATCH: woken by a send, it does not preempt
+        # this thread, which goes on sending to the other agents (docs/benchmarks.md)
+        self._context.set(zmq.THREAD_SCHED_POLICY, os.SCHED_BATCH)
         self._processes = EngineProcesses(config, find_engine())
         try:
             self._processes.start_server()
@@ -124,7 +130,7 @@ class LockstepSession:
         # set by the reset reaches the camera before the frame.
         deadline = time.monotonic() + self.config.timeout
         while True:
-            observations, tick = self.step({a: NOOP for a in agents}, frames=0)
+            observations, tick = self.step({a: NOOP for a in agents}, frames=0, pipelined=False)
             if result.get("loading") and not tick.get("loading"):
                 result = tick  # the reset waited for the task area and ran in this tick
             if (all(o.ready for o in observations.values()) and not result.get("loading")
@@ -136,15 +142,18 @@ class LockstepSession:
                                    f"{self.config.timeout:.0f} s")
         return observations, dict(result, state=tick.get("state"))
 
-    def step(self, actions: dict[str, AgentAction], frames: int | None = None):
+    def step(self, actions: dict[str, AgentAction], frames: int | None = None,
+             pipelined: bool | None = None):
         """One lock-step: every agent in `actions` acts, the server ticks once.
 
         Returns (observations, lua_results)."""
         frames = self.frameskip if frames is None else frames
+        pipelined = self.pipelined if pipelined is None else pipelined
+        flags = protocol.PIPELINED if pipelined else 0
         self.step_count += 1
         for agent, a in actions.items():
             self._agents[agent].send(protocol.encode_request(
-                protocol.ACT, self.step_count, a.keys, frames, a.dx, a.dy))
+                protocol.ACT, self.step_count, a.keys, frames, a.dx, a.dy, flags))
         self._control.send(protocol.encode_control(
             "tick", step=self.step_count, agents=list(actions),
             dtime=frames * self.config.frame_dtime))

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-AGENT_PROTOCOL_VERSION = 1
+AGENT_PROTOCOL_VERSION = 2
 CONTROL_PROTOCOL_VERSION = 1
 
 #: The 21 keys an agent can hold, in the order of the request's key bits
@@ -26,6 +26,7 @@ KEYS = (
 KEY_BITS = {name: 1 << i for i, name in enumerate(KEYS)}
 
 ACT, OBSERVE, QUIT = 1, 2, 3
+PIPELINED = 1  # request flag: draw the frame while the server ticks
 _REQUEST = struct.Struct("<4sHHIIHHff")
 _HEADER = struct.Struct("<4sHHIHHfffffHH")
 _READY, _DEAD = 1, 2
@@ -51,8 +52,8 @@ def key_bits(keys) -> int:
 
 
 def encode_request(kind: int, step: int, keys: int = 0, frames: int = 0,
-                   dx: float = 0.0, dy: float = 0.0) -> bytes:
-    return _REQUEST.pack(b"CMAA", AGENT_PROTOCOL_VERSION, kind, step, keys, frames, 0, dx, dy)
+                   dx: float = 0.0, dy: float = 0.0, flags: int = 0) -> bytes:
+    return _REQUEST.pack(b"CMAA", AGENT_PROTOCOL_VERSION, kind, step, keys, frames, flags, dx, dy)
 
 
 @dataclass

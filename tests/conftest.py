@@ -11,10 +11,10 @@ TEST_MOD = Path(__file__).parent / "mods" / "lockstep_test"
 AGENTS = ["agent_0", "agent_1"]
 
 
-def make_session(agents=AGENTS, **kwargs) -> LockstepSession:
+def make_session(agents=AGENTS, pipelined=False, **kwargs) -> LockstepSession:
     config = LaunchConfig(agents=list(agents), obs_size=(64, 64), mods=[TEST_MOD], timeout=30,
                           **kwargs)
-    return LockstepSession(config)
+    return LockstepSession(config, pipelined=pipelined)
 
 
 @pytest.fixture(scope="module")

@@ -22,8 +22,8 @@ def test_quick_benchmark_writes_complete_results(tmp_path):
     assert [row["agents"] for row in r["throughput"]] == [1, 2]
     for row in r["throughput"]:
         assert row["ceiling_frames_per_s"] > 0
-        for fs in (1, 4):
-            steps, eff = row[f"fs{fs}_agent_steps_per_s"], row[f"fs{fs}_efficiency"]
+        for k in ("fs1", "fs4", "strict_fs1"):
+            steps, eff = row[f"{k}_agent_steps_per_s"], row[f"{k}_efficiency"]
             assert steps > 0 and math.isclose(eff, steps / row["ceiling_frames_per_s"])
         assert len(row["ceiling_rss_mb"]["clients"]) == row["agents"]
     for row in r["lifecycle"]:

@@ -84,6 +84,32 @@ def test_frames_are_not_blank_and_change_when_the_camera_turns(session):
     assert obs["agent_1"].yaw == pytest.approx(0.0, abs=1e-3)
 
 
+def frames_around_a_server_change(pipelined: bool):
+    """agent_0's frames of 4 idle steps; the server removes the targets at step 3."""
+    with make_session(pipelined=pipelined) as s:
+        s.reset(seed=1, options={"remove_targets_at": 3}, agents=AGENTS)
+        return [s.step({"agent_0": NOOP, "agent_1": NOOP})[0]["agent_0"].frame
+                for _ in range(4)]
+
+
+def changed(a, b):
+    return np.abs(a.astype(int) - b.astype(int)).mean() > 1
+
+
+def test_a_strict_step_draws_what_its_tick_changed():
+    f = frames_around_a_server_change(pipelined=False)
+    assert not changed(f[0], f[1]) and changed(f[1], f[2]) and not changed(f[2], f[3])
+
+
+def test_a_pipelined_step_draws_what_its_tick_changed_one_step_later():
+    strict = frames_around_a_server_change(pipelined=False)
+    f = frames_around_a_server_change(pipelined=True)
+    assert not changed(f[0], f[1]) and not changed(f[1], f[2]) and changed(f[2], f[3])
+    # the same pictures, one step later (the sky still eases a little with game time)
+    assert not changed(f[2], strict[1]) and changed(f[2], strict[2])
+    np.testing.assert_array_equal(f[3], strict[3])
+
+
 def test_lua_error_reaches_python_with_its_traceback():
     with make_session() as s, pytest.raises(EngineError) as err:
         s.reset(seed=1, options={"lua_error_at": 2}, agents=AGENTS)
@@ -100,8 +126,8 @@ def test_unknown_player_name_is_a_lua_error():
             s.reset(seed=1, options={"set_info_bad": True}, agents=AGENTS)
 
 
-def run_episode(seed):
-    with make_session() as s:
+def run_episode(seed, pipelined=False):
+    with make_session(pipelined=pipelined) as s:
         s.reset(seed=seed, options={}, agents=AGENTS)
         trace = []
         rng = np.random.default_rng(seed)
@@ -115,6 +141,11 @@ def run_episode(seed):
 
 def test_same_seed_and_actions_give_the_same_positions_and_rewards():
     assert run_episode(7) == run_episode(7)
+
+
+def test_pipelining_changes_the_frames_not_the_game():
+    """Positions and rewards do not depend on when the frames are drawn."""
+    assert run_episode(7, pipelined=True) == run_episode(7)
 
 
 def test_version_mismatch_gets_a_clear_error(session):

@@ -78,8 +78,8 @@ def test_state(task):
         par.close()
 
 
-def rollout(task, seed, steps):
-    env = craftium_ma.parallel_env(task, max_cycles=steps)
+def rollout(task, seed, steps, pipelined=True):
+    env = craftium_ma.parallel_env(task, max_cycles=steps, pipelined=pipelined)
     rng = np.random.default_rng(123)
     try:
         obs, infos = env.reset(seed=seed)
@@ -113,6 +113,19 @@ def test_same_seed_and_actions_give_the_same_episode(task):
     first, second = rollout(task, 11, 60), rollout(task, 11, 60)
     assert len(first) == 61
     assert_same(first, second)
+
+
+def without_frames(trace):
+    return [step[1:] for step in trace]
+
+
+@pytest.mark.parametrize("task", TASKS)
+def test_pipelined_and_strict_steps_play_the_same_episode(task):
+    """Pipelining draws the server's changes a step later; everything else is the same."""
+    pipelined, strict = rollout(task, 11, 60), rollout(task, 11, 60, pipelined=False)
+    assert_same(without_frames(pipelined), without_frames(strict))
+    # the first frames (after the reset) are the same too
+    assert_same(pipelined[0][0], strict[0][0])
 
 
 def test_pettingzoo_registry():

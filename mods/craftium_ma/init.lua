@@ -266,6 +266,11 @@ core.craftium_ma_tick = function(step, dtime)
 		end
 		compute_state()
 	end
+	-- HP is the server's: a pipelined client's own value is a step behind
+	for _, name in ipairs(agents) do
+		local player = core.get_player_by_name(name)
+		results[name].hp = player and player:get_hp() or 0
+	end
 	local out = core.write_json({step = step, agents = results, state = state,
 		loading = pending_reset ~= nil})
 	clear_results()

@@ -4,6 +4,7 @@
 --   targets = false          no target columns (room to walk forward)
 --   terminate = {name, step} set_termination(name) at that step
 --   lua_error_at = step      raise a Lua error at that step
+--   remove_targets_at = step the server removes the targets at that step
 --   set_info_bad = true      call set_info with an unknown agent at reset
 
 core.register_node("lockstep_test:target", {
@@ -64,6 +65,9 @@ craftium_ma.register_on_step(function(dtime)
 	end
 	if options.terminate and options.terminate[2] == steps then
 		craftium_ma.set_termination(options.terminate[1])
+	end
+	if options.remove_targets_at == steps then
+		place_targets("air")
 	end
 	if options.lua_error_at == steps then
 		error("lockstep_test: the error asked for at step " .. steps)
