@@ -33,7 +33,7 @@ def rss_mb(pid: int) -> float:
     return float("nan")
 
 
-def make_env(task: str, agents: int, frameskip: int = 1, obs_size: int = 64, pipelined: bool = True):
+def make_env(task: str, agents: int, frameskip: int = 1, obs_size: int = 64, pipelined: bool = False):
     return craftium_ma.parallel_env(task, num_agents=agents, frameskip=frameskip,
                                     obs_size=obs_size, max_cycles=10**9, pipelined=pipelined)
 
@@ -92,7 +92,7 @@ class RandomActions:
 
 
 def env_throughput(task: str, agents: int, frameskip: int, agent_steps: int,
-                   pipelined: bool = True) -> dict:
+                   pipelined: bool = False) -> dict:
     """parallel_env agent-steps/s (summed over agents) with random actions.
 
     Episodes that end are reset outside the timed spans."""

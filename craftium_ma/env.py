@@ -51,7 +51,7 @@ class CraftiumParallelEnv(ParallelEnv):
                  obs_size: int | tuple[int, int] | None = None, frameskip: int = 1,
                  render_mode: str | None = None, action_space: str = "discrete",
                  task_options: dict | None = None, frame_dtime: float = 0.05,
-                 timeout: float = 60.0, pipelined: bool = True):
+                 timeout: float = 60.0, pipelined: bool = False):
         if task_dir is not None:
             self.task: Task = load_task(task_dir)
         elif task is not None:

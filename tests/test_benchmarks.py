@@ -22,7 +22,7 @@ def test_quick_benchmark_writes_complete_results(tmp_path):
     assert [row["agents"] for row in r["throughput"]] == [1, 2]
     for row in r["throughput"]:
         assert row["ceiling_frames_per_s"] > 0
-        for k in ("fs1", "fs4", "strict_fs1"):
+        for k in ("fs1", "fs4", "pipelined_fs1", "pipelined_fs4"):
             steps, eff = row[f"{k}_agent_steps_per_s"], row[f"{k}_efficiency"]
             assert steps > 0 and math.isclose(eff, steps / row["ceiling_frames_per_s"])
         assert len(row["ceiling_rss_mb"]["clients"]) == row["agents"]

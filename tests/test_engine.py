@@ -159,6 +159,18 @@ def test_version_mismatch_gets_a_clear_error(session):
         protocol.decode_control(session._control.recv())
 
 
+def test_engine_processes_and_zeromq_io_threads_run_sched_batch(session):
+    """A thread woken by a hand-off must not preempt the running one (docs/benchmarks.md)."""
+    session.reset(seed=1, options={}, agents=AGENTS)
+    for pid in session.pids.values():
+        threads = os.listdir(f"/proc/{pid}/task")
+        assert len(threads) > 1 and all(os.sched_getscheduler(int(t)) == os.SCHED_BATCH
+                                        for t in threads)
+    io = [int(t) for t in os.listdir("/proc/self/task")
+          if open(f"/proc/self/task/{t}/comm").read().startswith("ZMQbg/IO")]
+    assert io and all(os.sched_getscheduler(t) == os.SCHED_BATCH for t in io)
+
+
 def luanti_processes():
     out = subprocess.run(["pgrep", "-f", "bin/luanti"], capture_output=True, text=True).stdout
     return set(out.split())
