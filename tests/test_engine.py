@@ -4,6 +4,7 @@ per-player rewards and terminations from Lua, frames, determinism, cleanup."""
 import os
 import subprocess
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -167,7 +168,7 @@ def test_engine_processes_and_zeromq_io_threads_run_sched_batch(session):
         assert len(threads) > 1 and all(os.sched_getscheduler(int(t)) == os.SCHED_BATCH
                                         for t in threads)
     io = [int(t) for t in os.listdir("/proc/self/task")
-          if open(f"/proc/self/task/{t}/comm").read().startswith("ZMQbg/IO")]
+          if Path(f"/proc/self/task/{t}/comm").read_text().startswith("ZMQbg/IO")]
     assert io and all(os.sched_getscheduler(t) == os.SCHED_BATCH for t in io)
 
 
