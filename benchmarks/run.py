@@ -1,6 +1,6 @@
 """craftium-ma benchmark: our agent-steps/s against the engine's own ceiling, in one run.
 
-    .venv/bin/python benchmarks/run.py            # the full run, about 10 minutes
+    .venv/bin/python benchmarks/run.py            # the full run, about 4 minutes
     .venv/bin/python benchmarks/run.py --quick    # a short check of the harness
 
 Writes results.json, results.md and results.png to --out. See docs/benchmarks.md.
