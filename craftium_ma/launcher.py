@@ -82,6 +82,9 @@ CLIENT_DEFAULTS = {
     "fullscreen": "false",
     "enable_clouds": "false",
     "enable_particles": "false",
+    # with no bloom, exposure or tone mapping, post-processing only dithers
+    # (debanding, +-2 levels) at the cost of a second pass over the frame
+    "enable_post_processing": "false",
     "smooth_lighting": "true",
     "viewing_range": "60",
     "mesh_generation_threads": "1",

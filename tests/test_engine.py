@@ -111,6 +111,25 @@ def test_a_pipelined_step_draws_what_its_tick_changed_one_step_later():
     np.testing.assert_array_equal(f[3], strict[3])
 
 
+def test_a_node_removed_on_a_block_border_uncovers_the_next_block_face():
+    """The targets lie on their map block's far border (z = 15), bricks behind them
+    in the next block (z = 16). The brick faces that the removal uncovers belong to
+    the next block's mesh (patch 0007 re-meshes only the meshes that show a change):
+    the picture must be the one of a world built without the targets. One agent:
+    with more than 3 node changes in a tick, Luanti resends whole blocks instead."""
+    layout = {"target_z": 15, "brick_z": 16, "agent_z": 13}
+
+    def frames(**options):
+        with make_session(agents=["agent_0"]) as s:
+            s.reset(seed=1, options=dict(layout, **options), agents=["agent_0"])
+            return [s.step({"agent_0": NOOP})[0]["agent_0"].frame for _ in range(3)]
+
+    removed = frames(remove_targets_at=1)
+    never_there = frames(targets=False)
+    assert changed(frames()[2], never_there[2])  # the targets are in view
+    np.testing.assert_array_equal(removed[2], never_there[2])
+
+
 def test_lua_error_reaches_python_with_its_traceback():
     with make_session() as s, pytest.raises(EngineError) as err:
         s.reset(seed=1, options={"lua_error_at": 2}, agents=AGENTS)

@@ -6,6 +6,8 @@
 --   lua_error_at = step      raise a Lua error at that step
 --   remove_targets_at = step the server removes the targets at that step
 --   set_info_bad = true      call set_info with an unknown agent at reset
+--   target_z, agent_z = z    the targets' and the agents' z (1 and -1)
+--   brick_z = z              a brick column behind each target column, at that z
 
 core.register_node("lockstep_test:target", {
 	description = "Target",
@@ -26,21 +28,29 @@ end)
 
 local server_time, steps = 0, 0
 
-local function place_targets(name)
-	for i, agent in ipairs(craftium_ma.agents()) do
-		for y = 1, 3 do
-			core.set_node({x = 4 * (i - 1), y = y, z = 1}, {name = name})
+-- top down: a column removed so changes the light of each removed node only
+local function place_column(z, name)
+	for i = 1, #craftium_ma.agents() do
+		for y = 3, 1, -1 do
+			core.set_node({x = 4 * (i - 1), y = y, z = z}, {name = name})
 		end
 	end
+end
+
+local function place_targets(name)
+	place_column(craftium_ma.options().target_z or 1, name)
 end
 
 craftium_ma.register_on_reset(function(seed, options)
 	server_time, steps = 0, 0
 	core.set_timeofday(0.5)
 	place_targets(options.targets == false and "air" or "lockstep_test:target")
+	if options.brick_z then
+		place_column(options.brick_z, "default:brick")
+	end
 	for i, agent in ipairs(craftium_ma.agents()) do
 		local player = core.get_player_by_name(agent)
-		player:set_pos({x = 4 * (i - 1), y = 0.5, z = -1})
+		player:set_pos({x = 4 * (i - 1), y = 0.5, z = options.agent_z or -1})
 		player:set_look_horizontal(0)
 		player:set_look_vertical(0)
 		player:set_hp(20)
