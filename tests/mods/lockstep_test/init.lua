@@ -6,7 +6,7 @@
 --   lua_error_at = step      raise a Lua error at that step
 --   remove_targets_at = step the server removes the targets at that step
 --   set_info_bad = true      call set_info with an unknown agent at reset
---   target_z, agent_z = z    the targets' and the agents' z (1 and -1)
+--   target_z, agent_z = z    the targets' and the agents' z (default 1 and -1)
 --   brick_z = z              a brick column behind each target column, at that z
 
 core.register_node("lockstep_test:target", {
@@ -28,7 +28,8 @@ end)
 
 local server_time, steps = 0, 0
 
--- top down: a column removed so changes the light of each removed node only
+-- Top down: removing a column so changes the light of each removed node only
+-- (sunlight never floods the removed nodes below it at once)
 local function place_column(z, name)
 	for i = 1, #craftium_ma.agents() do
 		for y = 3, 1, -1 do
