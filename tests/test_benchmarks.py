@@ -9,6 +9,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
+
+import craftium_ma
+from craftium_ma.build import find_engine
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -35,3 +40,24 @@ def test_quick_benchmark_writes_complete_results(tmp_path):
     md = (tmp_path / "results.md").read_text()
     assert "engine ceiling" in md and r["machine"]["renderer"] in md
     assert (tmp_path / "results.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_same_frames_finds_the_steps_that_differ(capsys):
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import same_frames
+    episode = np.zeros((4, 2, 8, 8, 3), np.uint8)
+    changed = episode.copy()
+    changed[2, 1, 3, 3, 0] = 1  # one value of agent 1's frame at step 2
+    assert same_frames.compare({"t": episode}, {"t": episode.copy()}) == 0
+    assert same_frames.compare({"t": episode}, {"t": changed}) == 1
+    assert "t: 1 of 4 steps differ, the first at step 2" in capsys.readouterr().out
+    assert same_frames.compare({"t": episode}, {"t": episode[:3]}) == 1
+
+
+def test_same_frames_of_one_build_against_itself():
+    build = str(find_engine().root)
+    run = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "same_frames.py"),
+                          build, build, "--steps", "3"],
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert run.stdout.count("0 of 4 steps differ") == len(craftium_ma.tasks())
