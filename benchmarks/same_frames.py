@@ -4,10 +4,10 @@ to look different (docs/engine.md).
     .venv/bin/python benchmarks/same_frames.py OLD_BUILD NEW_BUILD [--steps 200]
 
 A build is what CRAFTIUM_MA_ENGINE names: a build directory under
-~/.cache/craftium-ma/engine, or a source tree with bin/luanti. Every shipped task plays
-a fixed-seed episode of fixed random actions with each build (each in its own process);
-the script lists the steps whose frames differ and exits 1 if any does, 2 if a
-build fails.
+~/.cache/craftium-ma/engine, or a source tree with bin/luanti. Every shipped task (or
+each of --tasks) plays a fixed-seed episode of fixed random actions with each build,
+each in its own process; the script lists the steps whose frames differ and exits 1 if
+any does, 2 if a build fails.
 """
 
 from __future__ import annotations
@@ -24,10 +24,10 @@ import numpy as np
 import craftium_ma
 
 
-def record(out: str, steps: int):
-    """Frames of every task's episode (this process's engine), saved to `out`."""
+def record(out: str, steps: int, tasks: list[str]):
+    """Frames of each task's episode (this process's engine), saved to `out`."""
     frames = {}
-    for task in craftium_ma.tasks():
+    for task in tasks:
         env = craftium_ma.parallel_env(task, max_cycles=10**9)
         try:
             obs, _ = env.reset(seed=3)
@@ -65,10 +65,11 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("builds", nargs="*", metavar="BUILD", help="the two builds to compare")
     p.add_argument("--steps", type=int, default=200)
+    p.add_argument("--tasks", nargs="+", default=craftium_ma.tasks(), help="default: every task")
     p.add_argument("--record", metavar="OUT", help=argparse.SUPPRESS)  # one build's run
     args = p.parse_args(argv)
     if args.record:
-        record(args.record, args.steps)
+        record(args.record, args.steps, args.tasks)
         return 0
     if len(args.builds) != 2:
         p.error("give two builds")
@@ -76,7 +77,8 @@ def main(argv=None) -> int:
         runs = []
         for i, build in enumerate(args.builds):
             out = str(Path(tmp) / f"{i}.npz")
-            run = subprocess.run([sys.executable, __file__, "--record", out, "--steps", str(args.steps)],
+            run = subprocess.run([sys.executable, __file__, "--record", out, "--steps", str(args.steps),
+                                  "--tasks", *args.tasks],
                                  env={**os.environ, "CRAFTIUM_MA_ENGINE": build})
             if run.returncode:
                 print(f"the episodes with {build} failed (see above)")
