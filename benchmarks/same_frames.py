@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 
 import craftium_ma
+import measure  # benchmarks/measure.py: RandomActions
 
 
 def record(out: str, steps: int, tasks: list[str]):
@@ -31,11 +32,10 @@ def record(out: str, steps: int, tasks: list[str]):
         env = craftium_ma.parallel_env(task, max_cycles=10**9)
         try:
             obs, _ = env.reset(seed=3)
-            rng = np.random.default_rng(5)
+            act = measure.RandomActions(env, seed=5)
             episode = [np.stack([obs[a] for a in env.possible_agents])]
             for _ in range(steps):
-                obs, _, term, trunc, _ = env.step(
-                    {a: int(rng.integers(env.action_space(a).n)) for a in env.agents})
+                obs, _, term, trunc, _ = env.step(act())
                 episode.append(np.stack([obs[a] for a in env.possible_agents]))
                 if any(term.values()) or any(trunc.values()):
                     break

@@ -130,7 +130,7 @@ class LockstepSession:
         # set by the reset reaches the camera before the frame.
         deadline = time.monotonic() + self.config.timeout
         while True:
-            observations, tick = self.step({a: NOOP for a in agents}, frames=0, pipelined=False)
+            observations, tick = self.step({a: NOOP for a in agents}, frames=0)
             if result.get("loading") and not tick.get("loading"):
                 result = tick  # the reset waited for the task area and ran in this tick
             if (all(o.ready for o in observations.values()) and not result.get("loading")
@@ -142,14 +142,14 @@ class LockstepSession:
                                    f"{self.config.timeout:.0f} s")
         return observations, dict(result, state=tick.get("state"))
 
-    def step(self, actions: dict[str, AgentAction], frames: int | None = None,
-             pipelined: bool | None = None):
+    def step(self, actions: dict[str, AgentAction], frames: int | None = None):
         """One lock-step: every agent in `actions` acts, the server ticks once.
+        A zero-time step (a reset's) is always strict: its frame shows what the
+        reset loaded.
 
         Returns (observations, lua_results)."""
         frames = self.frameskip if frames is None else frames
-        pipelined = self.pipelined if pipelined is None else pipelined
-        flags = protocol.PIPELINED if pipelined else 0
+        flags = protocol.PIPELINED if self.pipelined and frames > 0 else 0
         self.step_count += 1
         for agent, a in actions.items():
             self._agents[agent].send(protocol.encode_request(
