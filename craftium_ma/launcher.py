@@ -63,6 +63,11 @@ SERVER_DEFAULTS = {
     "active_block_range": "2",
     "max_block_send_distance": "3",
     "max_simultaneous_block_sends_per_client": "128",
+    # occlusion culling guesses from 9 rays per map block whether it is hidden: a
+    # block seen through a small opening is wrongly culled, and a guess the server
+    # made before a reset moved the agent can keep a visible block unsent for 2 s
+    # of game time (a reset frame that lacks it, now and then)
+    "server_side_occlusion_culling": "false",
     "mg_name": "singlenode",
     "fixed_map_seed": "1",
     # the world is a throw-away copy: never spend a tick writing it to disk
@@ -86,6 +91,8 @@ CLIENT_DEFAULTS = {
     # (debanding, +-2 levels) at the cost of a second pass over the frame
     "enable_post_processing": "false",
     "smooth_lighting": "true",
+    # the client's own ray guess, see server_side_occlusion_culling
+    "enable_raytraced_culling": "false",
     "viewing_range": "60",
     "mesh_generation_threads": "1",
     "texture_path": "",

@@ -11,8 +11,8 @@ TEST_MOD = Path(__file__).parent / "mods" / "lockstep_test"
 AGENTS = ["agent_0", "agent_1"]
 
 
-def make_session(agents=AGENTS, pipelined=False, **kwargs) -> LockstepSession:
-    config = LaunchConfig(agents=list(agents), obs_size=(64, 64), mods=[TEST_MOD], timeout=30,
+def make_session(agents=AGENTS, pipelined=False, obs_size=(64, 64), **kwargs) -> LockstepSession:
+    config = LaunchConfig(agents=list(agents), obs_size=obs_size, mods=[TEST_MOD], timeout=30,
                           **kwargs)
     return LockstepSession(config, pipelined=pipelined)
 

@@ -130,6 +130,30 @@ def test_a_node_removed_on_a_block_border_uncovers_the_next_block_face():
     np.testing.assert_array_equal(removed[2], never_there[2])
 
 
+def test_a_reset_frame_shows_the_map_that_arrived_during_the_reset():
+    """Standing at z = -3, the agent's view reaches into map blocks that the server
+    sends during the reset's zero-time steps. The reset's frame must show them, as
+    the frames after it do (patch 0009); only the sky eases with game time."""
+    with make_session(agents=["agent_0"], obs_size=(128, 128)) as s:
+        obs, _ = s.reset(seed=1, options={"agent_z": -3, "target_z": 20}, agents=["agent_0"])
+        later = [s.step({"agent_0": NOOP})[0]["agent_0"].frame for _ in range(5)]
+    assert not changed(obs["agent_0"].frame, later[-1])
+
+
+def test_a_target_seen_only_through_a_hole_in_a_wall_is_drawn():
+    """Occlusion culling would hide the target's map block: every ray it casts from the
+    eye to that block's centre and corners hits the wall. The launcher turns it off
+    in the server (SERVER_DEFAULTS) and the client (CLIENT_DEFAULTS)."""
+
+    def frame(**options):
+        with make_session(agents=["agent_0"]) as s:
+            obs, _ = s.reset(seed=1, options=dict(window=True, agent_z=-3, **options),
+                             agents=["agent_0"])
+            return obs["agent_0"].frame
+
+    assert (frame() != frame(targets=False)).any()
+
+
 def test_lua_error_reaches_python_with_its_traceback():
     with make_session() as s, pytest.raises(EngineError) as err:
         s.reset(seed=1, options={"lua_error_at": 2}, agents=AGENTS)

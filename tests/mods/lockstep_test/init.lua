@@ -8,6 +8,11 @@
 --   set_info_bad = true      call set_info with an unknown agent at reset
 --   target_z, agent_z = z    the targets' and the agents' z (default 1 and -1)
 --   brick_z = z              a brick column behind each target column, at that z
+--   window = true            agent_0 (at agent_z = -3) looks through a one-node hole in
+--                            a brick wall at z = 2 to 4; the targets (unless targets =
+--                            false) are one column at x = 6, z = 40 instead, inside map
+--                            block (0, 0, 2), where no ray from agent_0's eye to that
+--                            block's centre or corners passes the hole
 
 core.register_node("lockstep_test:target", {
 	description = "Target",
@@ -39,7 +44,13 @@ local function place_column(z, name)
 end
 
 local function place_targets(name)
-	place_column(craftium_ma.options().target_z or 1, name)
+	if craftium_ma.options().window then
+		for y = 3, 1, -1 do
+			core.set_node({x = 6, y = y, z = 40}, {name = name})
+		end
+	else
+		place_column(craftium_ma.options().target_z or 1, name)
+	end
 end
 
 craftium_ma.register_on_reset(function(seed, options)
@@ -49,12 +60,25 @@ craftium_ma.register_on_reset(function(seed, options)
 	if options.brick_z then
 		place_column(options.brick_z, "default:brick")
 	end
+	if options.window then
+		for z = 2, 4 do
+			for x = -6, 6 do
+				for y = 1, 7 do
+					local hole = x == 1 and y == 2
+					core.set_node({x = x, y = y, z = z}, {name = hole and "air" or "default:brick"})
+				end
+			end
+		end
+	end
 	for i, agent in ipairs(craftium_ma.agents()) do
 		local player = core.get_player_by_name(agent)
 		player:set_pos({x = 4 * (i - 1), y = 0.5, z = options.agent_z or -1})
 		player:set_look_horizontal(0)
 		player:set_look_vertical(0)
 		player:set_hp(20)
+		-- the window view needs the whole frame (a reset keeps the flags)
+		player:hud_set_flags({hotbar = not options.window, healthbar = not options.window,
+			crosshair = not options.window, wielditem = not options.window})
 	end
 	if options.set_info_bad then
 		craftium_ma.set_info("nobody", "x", 1)
