@@ -35,21 +35,24 @@ local server_time, steps = 0, 0
 
 -- Top down: removing a column so changes the light of each removed node only
 -- (sunlight never floods the removed nodes below it at once)
-local function place_column(z, name)
+local function place_column(x, z, name)
+	for y = 3, 1, -1 do
+		core.set_node({x = x, y = y, z = z}, {name = name})
+	end
+end
+
+local function place_agent_columns(z, name)
 	for i = 1, #craftium_ma.agents() do
-		for y = 3, 1, -1 do
-			core.set_node({x = 4 * (i - 1), y = y, z = z}, {name = name})
-		end
+		place_column(4 * (i - 1), z, name)
 	end
 end
 
 local function place_targets(name)
-	if craftium_ma.options().window then
-		for y = 3, 1, -1 do
-			core.set_node({x = 6, y = y, z = 40}, {name = name})
-		end
+	local options = craftium_ma.options()
+	if options.window then
+		place_column(6, 40, name)
 	else
-		place_column(craftium_ma.options().target_z or 1, name)
+		place_agent_columns(options.target_z or 1, name)
 	end
 end
 
@@ -58,7 +61,7 @@ craftium_ma.register_on_reset(function(seed, options)
 	core.set_timeofday(0.5)
 	place_targets(options.targets == false and "air" or "lockstep_test:target")
 	if options.brick_z then
-		place_column(options.brick_z, "default:brick")
+		place_agent_columns(options.brick_z, "default:brick")
 	end
 	if options.window then
 		for z = 2, 4 do
