@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import os
+import warnings
 
 import gymnasium
 import numpy as np
@@ -112,15 +113,26 @@ class CraftiumParallelEnv(ParallelEnv):
     # -- episode -----------------------------------------------------------------------
 
     def reset(self, seed: int | None = None, options: dict | None = None):
+        restarted = self._session is not None and self._session.fault is not None
+        if restarted:
+            warnings.warn(f"craftium-ma: restarting the engine processes of {self.task.id!r}, "
+                          f"whose last call failed: {self._session.fault}", RuntimeWarning,
+                          stacklevel=2)
+            self._session.close()
+            self._session = None
+        task_options = {**self.task.options, **self.task_options, **(options or {})}
         if self._session is None:
             self._session = LockstepSession(self.launch_config(), self.frameskip, self.pipelined)
+            # The first reset of new engine processes is a warm-up: it waits for the task
+            # area to load and does not show (its episode can differ from later ones in a
+            # few pixels), so that every episode is one of a used env (docs/environments.md)
+            self._session.reset(0, task_options, self.possible_agents, max_cycles=self.max_cycles)
         # Gymnasium's convention: a seed also fixes the episodes reset without one after it
         if seed is not None:
             seed = int(seed) % 2**31
             self._seeds = np.random.default_rng(seed)
         else:
             seed = int(self._seeds.integers(2**31))
-        task_options = {**self.task.options, **self.task_options, **(options or {})}
         observations, result = self._session.reset(seed, task_options, self.possible_agents,
                                                    max_cycles=self.max_cycles)
         self.agents = list(self.possible_agents)
@@ -128,7 +140,8 @@ class CraftiumParallelEnv(ParallelEnv):
         self._frames = {a: o.frame for a, o in observations.items()}
         self._state = result.get("state")
         lua = result["agents"]
-        return dict(self._frames), {a: self._info(o, lua[a]) for a, o in observations.items()}
+        return dict(self._frames), {a: dict(self._info(o, lua[a]), engine_restarted=restarted)
+                                    for a, o in observations.items()}
 
     def step(self, actions: dict):
         if self._session is None:

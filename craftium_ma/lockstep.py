@@ -5,10 +5,16 @@ gathers: the clients run their frames concurrently and the server's tick waits
 for every client's barrier marker. Each client draws its frame after the
 server finished the tick, or, pipelined, while the server runs it: then what
 the tick changed shows in the next step's frame. See docs/engine.md.
+
+A call that fails (an engine process died or stopped answering, a Lua error,
+an interrupt) leaves the session broken: its sockets and processes are in an
+unknown state, and `fault` says what happened. Later steps refuse to run; the
+env replaces a broken session at its next reset.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import time
 from dataclasses import dataclass
@@ -18,7 +24,7 @@ import zmq
 from . import protocol
 from .build import find_engine
 from .launcher import EngineProcesses, LaunchConfig
-from .protocol import EngineError, Observation
+from .protocol import AgentTimeoutError, EngineError, Observation
 
 POLL_SLICE_MS = 100
 
@@ -33,6 +39,19 @@ class AgentAction:
 NOOP = AgentAction()
 
 
+def _breaks_on_failure(method):
+    """A session method that leaves the session broken when it fails (see the module doc)."""
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        self._check_usable()
+        try:
+            return method(self, *args, **kwargs)
+        except BaseException as e:
+            self.fault = f"{type(e).__name__}: {e}"
+            raise
+    return wrapper
+
+
 class LockstepSession:
     """A started server plus agent clients, stepped together."""
 
@@ -41,6 +60,7 @@ class LockstepSession:
         self.frameskip = frameskip
         self.pipelined = pipelined
         self.step_count = 0
+        self.fault: str | None = None  # what broke the session, see the module doc
         self._map_sent = False  # the server has sent each agent all the map in its range
         self._context = zmq.Context()
         # ZeroMQ's I/O thread runs SCHED_BATCH: woken by a send, it does not preempt
@@ -72,13 +92,16 @@ class LockstepSession:
         s.connect(endpoint)
         return s
 
-    def _receive(self, sock: zmq.Socket, what: str) -> list[bytes]:
-        """Wait for a reply, checking that the engine processes are alive."""
+    def _receive(self, sock: zmq.Socket, process: str) -> list[bytes]:
+        """Wait for a reply of `process` ("server" or an agent), checking that the
+        engine processes are alive."""
         deadline = time.monotonic() + self.config.timeout
         while not sock.poll(POLL_SLICE_MS):
             self._processes.check_alive()
             if time.monotonic() > deadline:
-                raise TimeoutError(f"no answer from {what} within {self.config.timeout:.0f} s")
+                what = "the server" if process == "server" else f"the client of {process}"
+                raise TimeoutError(f"no answer from {what} within {self.config.timeout:.0f} s:\n"
+                                   f"{self._processes.log_tail(process)}")
         return sock.recv_multipart()
 
     def _control_request(self, cmd: str, **fields) -> dict:
@@ -87,9 +110,11 @@ class LockstepSession:
 
     def _reply_of_server(self) -> dict:
         try:
-            return protocol.decode_control(self._receive(self._control, "the server")[0])
+            return protocol.decode_control(self._receive(self._control, "server")[0])
         except EngineError as e:
             raise EngineError(f"{e}\n{self._processes.log_tail('server')}") from None
+        except AgentTimeoutError as e:
+            raise TimeoutError(f"{e}:\n{self._processes.log_tail(e.agent)}") from None
 
     def _wait_for_players(self):
         deadline = time.monotonic() + self.config.timeout
@@ -109,13 +134,22 @@ class LockstepSession:
         for agent in agents:
             try:
                 observations[agent] = protocol.decode_observation(
-                    self._receive(self._agents[agent], f"the client of {agent}"))
+                    self._receive(self._agents[agent], agent))
             except EngineError as e:
                 raise EngineError(f"{agent}: {e}") from None
         return observations
 
+    def _check_usable(self):
+        if self._context is None:
+            raise RuntimeError("the engine session is closed")
+        if self.fault is not None:
+            raise RuntimeError(f"the engine session broke in an earlier call ({self.fault.splitlines()[0]}); "
+                               "start a new one (env.reset() does)")
+
+    @_breaks_on_failure
     def reset(self, seed: int, options: dict, agents: list[str], max_cycles: int | None = None):
-        """Soft reset through the Lua reset hooks; waits until every agent's world is loaded.
+        """Soft reset through the Lua reset hooks; waits until every agent's world is
+        loaded. The engine starts the episode as a fresh one would (docs/environments.md).
 
         Returns (observations, lua_results of the reset)."""
         self.step_count += 1
@@ -142,6 +176,7 @@ class LockstepSession:
                                    f"{self.config.timeout:.0f} s")
         return observations, dict(result, state=tick.get("state"))
 
+    @_breaks_on_failure
     def step(self, actions: dict[str, AgentAction], frames: int | None = None):
         """One lock-step: every agent in `actions` acts, the server ticks once.
         A zero-time step (a reset's) is always strict: its frame shows what the

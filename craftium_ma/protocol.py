@@ -40,6 +40,14 @@ class EngineError(RuntimeError):
     """The engine reported an error (a Lua error carries its traceback)."""
 
 
+class AgentTimeoutError(TimeoutError):
+    """The server waited in vain for an agent's client to finish its step."""
+
+    def __init__(self, agent: str, message: str):
+        super().__init__(message)
+        self.agent = agent
+
+
 def key_bits(keys) -> int:
     """Bitmask of the held keys; `keys` is an iterable of key names."""
     bits = 0
@@ -97,5 +105,7 @@ def decode_control(reply: bytes) -> dict:
     except ValueError as e:
         raise ProtocolError(f"malformed reply from the server: {reply[:80]!r}") from e
     if not msg.get("ok"):
+        if msg.get("timeout"):
+            raise AgentTimeoutError(msg["timeout"], msg["error"])
         raise EngineError(msg.get("error", "unknown server error"))
     return msg

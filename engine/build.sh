@@ -94,7 +94,7 @@ main() {
     echo "$out" > "$CACHE/engine/current"
     echo "engine: cached build $out"; return 0
   fi
-  work=$CACHE/engine/work; rm -rf "$work"; mkdir -p "$work"
+  work=$CACHE/engine/work-$k; rm -rf "$work"; mkdir -p "$work"  # per key: builds of two trees may run at once
   echo "engine: building $out (cold build: about 9 minutes on 2 cores)"
   tar -xf "$tarball" -C "$work"; mv "$work"/luanti-* "$work/src"
   for p in "$HERE"/patches/*.patch; do

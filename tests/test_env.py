@@ -13,6 +13,7 @@ from pettingzoo.test.state_test import test_state as aec_state_test
 
 import craftium_ma
 from craftium_ma.tasks import shipped_tasks
+from conftest import assert_same
 
 TASKS = craftium_ma.tasks()
 
@@ -90,21 +91,6 @@ def rollout(task, seed, steps, pipelined=False):
         return trace
     finally:
         env.close()
-
-
-def assert_same(a, b, where="episode"):
-    if isinstance(a, dict):
-        assert a.keys() == b.keys(), where
-        for k in a:
-            assert_same(a[k], b[k], f"{where}[{k!r}]")
-    elif isinstance(a, (tuple, list)):
-        assert len(a) == len(b), where
-        for i, (x, y) in enumerate(zip(a, b)):
-            assert_same(x, y, f"{where}[{i}]")
-    elif isinstance(a, np.ndarray):
-        np.testing.assert_array_equal(a, b, err_msg=where)
-    else:
-        assert a == b, where
 
 
 @pytest.mark.parametrize("task", TASKS)

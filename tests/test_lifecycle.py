@@ -144,3 +144,93 @@ def test_an_env_started_from_a_thread_that_exits_keeps_running():
         assert obs["agent_0"].shape == (64, 64, 3)
     finally:
         env.close()
+
+
+def assert_nothing_left(pids, directory):
+    alive = [p for p in pids if Path(f"/proc/{p}").exists()
+             and "zombie" not in Path(f"/proc/{p}/status").read_text().lower()]
+    assert not alive and not directory.exists()
+
+
+def assert_restarts(env, process):
+    """The next reset starts new engine processes, warns naming the failed process and
+    says so in infos; the env then steps as usual."""
+    old_pids, old_dir = set(env.engine_pids().values()), env._session.directory
+    with pytest.warns(RuntimeWarning, match=f"(?s)restarting the engine processes.*{process}"):
+        obs, infos = env.reset(seed=1)
+    assert all(info["engine_restarted"] for info in infos.values())
+    assert obs["agent_0"].shape == (64, 64, 3) and obs["agent_0"].any()
+    assert not old_pids & set(env.engine_pids().values())
+    assert_nothing_left(old_pids, old_dir)
+    env.step({a: 0 for a in env.agents})
+    _, infos = env.reset(seed=2)
+    assert not any(info["engine_restarted"] for info in infos.values())
+
+
+@pytest.mark.parametrize("process", ["agent_1", "server"])
+def test_after_a_killed_process_the_next_reset_restarts_the_engine(process):
+    import craftium_ma
+    env = craftium_ma.parallel_env("small_room", num_agents=2, timeout=20)
+    try:
+        env.reset(seed=0)
+        os.kill(env.engine_pids()[process], signal.SIGKILL)
+        with pytest.raises(craftium_ma.EngineError, match="server" if process == "server" else process):
+            env.step({"agent_0": 0, "agent_1": 0})
+        with pytest.raises(RuntimeError, match="broke in an earlier call.*env.reset"):
+            env.step({"agent_0": 0, "agent_1": 0})
+        assert_restarts(env, process)
+        pids, directory = set(env.engine_pids().values()), env._session.directory
+    finally:
+        env.close()
+    assert_nothing_left(pids, directory)
+
+
+def test_after_a_stopped_client_the_step_times_out_and_the_reset_restarts_the_engine():
+    import craftium_ma
+    env = craftium_ma.parallel_env("small_room", num_agents=2, timeout=3)
+    try:
+        env.reset(seed=0)
+        os.kill(env.engine_pids()["agent_1"], signal.SIGSTOP)
+        start = time.monotonic()
+        with pytest.raises(TimeoutError, match="agent_1.*within 3"):
+            env.step({"agent_0": 0, "agent_1": 0})
+        assert time.monotonic() - start < 3 + 2
+        assert_restarts(env, "agent_1")
+    finally:
+        env.close()
+
+
+LUA_ERROR_TASK = {
+    "task.toml": 'id = "lua_error"\n[[actions]]\nname = "noop"\n',
+    "mod.conf": "name = lua_error\ndepends = craftium_ma\n",
+    "init.lua": """
+craftium_ma.register_on_reset(function(seed, options)
+	if options.fail_reset then error("the reset hook failed") end
+end)
+craftium_ma.register_on_step(function()
+	if craftium_ma.options().fail_at == craftium_ma.step_count() then
+		error("the step hook failed")
+	end
+end)
+""",
+}
+
+
+@pytest.mark.parametrize("hook", ["step", "reset"])
+def test_after_a_lua_error_in_a_hook_the_next_reset_restarts_the_world(tmp_path, hook):
+    import craftium_ma
+    for name, text in LUA_ERROR_TASK.items():
+        (tmp_path / name).write_text(text)
+    env = craftium_ma.parallel_env(task_dir=tmp_path, num_agents=1, timeout=20)
+    try:
+        env.reset(seed=0)
+        with pytest.raises(craftium_ma.EngineError, match=f"(?s)the {hook} hook failed.*traceback"):
+            if hook == "step":
+                env.reset(seed=0, options={"fail_at": 2})
+                env.step({"agent_0": 0})
+                env.step({"agent_0": 0})
+            else:
+                env.reset(seed=0, options={"fail_reset": True})
+        assert_restarts(env, f"the {hook} hook failed")
+    finally:
+        env.close()

@@ -29,6 +29,7 @@ local reset_callbacks, step_callbacks = {}, {}
 local state_parts = nil  -- {shared, per_agent}, see craftium_ma.register_state
 local areas = {}              -- {minp, maxp, on_loaded, loaded}
 local pending_reset = nil     -- a reset that waits for the areas to load
+local episode = dofile(core.get_modpath("craftium_ma") .. "/episode.lua")
 
 local function clear_results()
 	for _, name in ipairs(agents) do
@@ -170,9 +171,10 @@ function craftium_ma.register_on_step(fn)
 end
 
 --- The task's world lives in minp..maxp: the server generates it at start and
---- calls on_loaded() (build the arena there), then keeps a snapshot of it. Every
---- reset writes the snapshot back and removes dropped items and entities in the
---- area before the reset callbacks run; resets wait until the areas are loaded.
+--- calls on_loaded() (build the arena there), then keeps a snapshot of it (nodes,
+--- metadata, node timers) and keeps its map blocks active. Every reset writes the
+--- snapshot back before the reset callbacks run; resets wait until the areas are
+--- loaded.
 function craftium_ma.register_area(minp, maxp, on_loaded)
 	areas[#areas + 1] = {minp = vector.new(minp), maxp = vector.new(maxp),
 		on_loaded = on_loaded, loaded = false}
@@ -185,23 +187,6 @@ local function areas_loaded()
 		end
 	end
 	return true
-end
-
-local function snapshot(area)
-	local vm = core.get_voxel_manip(area.minp, area.maxp)
-	area.data, area.param2 = vm:get_data(), vm:get_param2_data()
-end
-
-local function restore(area)
-	local vm = core.get_voxel_manip(area.minp, area.maxp)
-	vm:set_data(area.data)
-	vm:set_param2_data(area.param2)
-	vm:write_to_map(false)
-	for _, obj in ipairs(core.get_objects_in_area(area.minp, area.maxp)) do
-		if not obj:is_player() then
-			obj:remove()
-		end
-	end
 end
 
 -- Everything a client can be sent from inside an area is generated at the start
@@ -218,7 +203,8 @@ core.register_on_mods_loaded(function()
 					if area.on_loaded then
 						area.on_loaded()
 					end
-					snapshot(area)
+					episode.forceload(area)
+					episode.snapshot(area)
 					area.loaded = true
 				end
 			end)
@@ -226,15 +212,22 @@ core.register_on_mods_loaded(function()
 	end)
 end)
 
+-- A reset first clears what the last episode left (episode.lua): objects,
+-- the agents' player state, the areas, Lua's math.random.
 local function run_reset(request)
 	seed = request.seed or 0
 	options = request.options or {}
 	max_cycles = request.max_cycles
 	steps = 0
 	rng = PcgRandom(seed)
+	math.randomseed(seed)
 	clear_results()
+	episode.remove_objects()
+	for _, player in ipairs(craftium_ma.agent_players()) do
+		episode.reset_player(player)
+	end
 	for _, area in ipairs(areas) do
-		restore(area)
+		episode.restore(area)
 	end
 	for _, fn in ipairs(reset_callbacks) do
 		fn(seed, options)

@@ -1,0 +1,88 @@
+"""Clean episode boundaries: after any history, reset(seed) plays exactly the episode a
+fresh env plays with that seed (observations, rewards, terminations, truncations, infos
+and state, bit for bit). The first episode of an env is a fresh env's episode; it is
+played again after a history of episodes that ended in every way."""
+
+import numpy as np
+import pytest
+from conftest import assert_same
+
+import craftium_ma
+from craftium_ma.tasks import shipped_tasks
+
+COMPARED_STEPS = 30
+HISTORY_CYCLES = 40  # max_cycles of the envs here: history episodes end by it
+
+
+def episode(env, seed, steps=None, options=None, policy=None):
+    """reset(seed) and up to `steps` steps (None: until every agent is done) of the
+    policy, by default random actions drawn from the seed; the record of each step."""
+    obs, infos = env.reset(seed=seed, options=options)
+    has_state = hasattr(env, "state_space")
+    record = [(obs, infos, env.state() if has_state else None)]
+    rng = np.random.default_rng(seed)
+    while env.agents and (steps is None or len(record) <= steps):
+        actions = policy(env) if policy else {
+            a: int(rng.integers(env.action_space(a).n)) for a in env.agents}
+        record.append((*env.step(actions), env.state() if has_state else None))
+    for info in record[0][1].values():
+        assert info.pop("engine_restarted") is False
+    return record
+
+
+def other_options(task):
+    """Task options that change the world, for a history episode."""
+    return {"layout": "test"} if "layout" in shipped_tasks()[task].options else {"size": 6}
+
+
+def history(env, task):
+    """Episodes of other seeds: one cut off by a reset after 10 steps with other task
+    options, then two that run until every agent is done (max_cycles, or the task's
+    own terminations and truncations)."""
+    episode(env, 3, 10, options=other_options(task))
+    episode(env, 4)
+    episode(env, 5)
+
+
+def assert_reset_gives_a_fresh_episode(task, seed=11, **kwargs):
+    env = craftium_ma.parallel_env(task, max_cycles=HISTORY_CYCLES, **kwargs)
+    try:
+        fresh = episode(env, seed, COMPARED_STEPS)
+        history(env, task)
+        used = episode(env, seed, COMPARED_STEPS)
+    finally:
+        env.close()
+    assert len(fresh) == COMPARED_STEPS + 1
+    assert_same(fresh, used)
+
+
+@pytest.mark.parametrize("task", craftium_ma.tasks())
+def test_a_reset_after_any_history_plays_a_fresh_envs_episode(task):
+    assert_reset_gives_a_fresh_episode(task)
+
+
+@pytest.mark.parametrize("pipelined, frameskip", [(True, 1), (False, 4), (True, 4)])
+@pytest.mark.parametrize("task", ["capture_the_flag", "spiders_attack"])
+def test_the_same_holds_pipelined_and_with_frameskip(task, pipelined, frameskip):
+    assert_reset_gives_a_fresh_episode(task, pipelined=pipelined, frameskip=frameskip)
+
+
+@pytest.mark.parametrize("num_agents", [1, 8])
+def test_the_same_holds_for_the_fewest_and_the_most_agents(num_agents):
+    assert_reset_gives_a_fresh_episode("commons_harvest", num_agents=num_agents)
+
+
+def test_the_same_holds_after_an_episode_ended_by_a_death():
+    """duel's test layout: agent_0 hits agent_1 until it dies, which terminates both
+    (damage, knock-back, a dead player); then random play from seed 11."""
+    attack = {"agent_0": 6, "agent_1": 0}
+    env = craftium_ma.parallel_env("duel", max_cycles=400)
+    try:
+        fresh = episode(env, 11, COMPARED_STEPS)
+        duel = episode(env, 3, options={"layout": "test"}, policy=lambda env: attack)
+        used = episode(env, 11, COMPARED_STEPS)
+    finally:
+        env.close()
+    _, _, terminations, truncations, _, _ = duel[-1]
+    assert all(terminations.values()) and not any(truncations.values()) and len(duel) < 400
+    assert_same(fresh, used)
