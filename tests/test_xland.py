@@ -12,7 +12,8 @@ from craftium_ma.xland import (LEVELS, Benchmark, Colour, GoalId, LevelParams, R
                                registered_benchmarks)
 from craftium_ma.xland import benchmark as benchmark_module
 from craftium_ma.xland import generator
-from craftium_ma.xland.encoding import FIXED_SHAPES, OBJECT_COLOURS, PICKABLE_SHAPES, VANISH
+from craftium_ma.xland.encoding import (FIXED_SHAPES, OBJECT_COLOURS, PICKABLE_SHAPES, VANISH,
+                                        canonical_keys)
 
 RED_BALL, BLUE_PYRAMID, GREEN_KEY = (Tile.BALL, Colour.RED), (Tile.PYRAMID, Colour.BLUE), \
     (Tile.KEY, Colour.GREEN)
@@ -206,7 +207,7 @@ def test_small_level_collides_often_enough_to_test_uniqueness():
     """Sampled without rejection, small rulesets repeat within N: so the test above does check
     the resampling."""
     goals, rules, _ = generator._sample(LEVELS["small"], N, np.random.default_rng(7))
-    keys = {tuple(k) for k in generator.canonical_keys(goals, rules)}
+    keys = {tuple(k) for k in canonical_keys(goals, rules)}
     assert len(keys) < N - 10
 
 
@@ -356,6 +357,14 @@ def test_save_is_atomic(tmp_path, monkeypatch, levels):
         levels["small"].save(path)
     assert os.listdir(tmp_path) == ["bench.npz"]
     assert np.array_equal(Benchmark.load(path).goals, levels["trivial"].goals)
+
+
+def test_benchmark_checks_its_arrays(levels):
+    bench = levels["small"]
+    with pytest.raises(ValueError, match=r"rules has shape \(1999, \d+, 7\); expected 2000"):
+        Benchmark(bench.goals, bench.rules[1:], bench.init_tiles)
+    with pytest.raises(ValueError, match="goals has dtype int64; expected uint8"):
+        Benchmark(bench.goals.astype(np.int64), bench.rules, bench.init_tiles)
 
 
 def test_registered_benchmarks():

@@ -38,6 +38,8 @@ class Benchmark:
             if array.ndim != ndim or array.shape[-1] != width or len(array) != n:
                 raise ValueError(f"{name} has shape {array.shape}; expected {n} rulesets of "
                                  f"width {width} ({ndim} dimensions)")
+            if array.dtype != np.uint8:
+                raise ValueError(f"{name} has dtype {array.dtype}; expected uint8")
 
     def num_rulesets(self) -> int:
         return len(self.goals)
