@@ -1,0 +1,13 @@
+"""XLand-MiniGrid's rulesets for our 3D world: the encoding, the generator, the benchmarks.
+
+Engine-free: this package only makes and stores rulesets; the 3D task that plays them is a
+separate piece.
+"""
+
+from .benchmark import Benchmark, load_benchmark, registered_benchmarks
+from .encoding import Colour, GoalId, RuleId, Ruleset, Tile, goal_reward, mission
+from .generator import LEVELS, LevelParams, generate_benchmark
+
+__all__ = ["LEVELS", "Benchmark", "Colour", "GoalId", "LevelParams", "RuleId", "Ruleset", "Tile",
+           "generate_benchmark", "goal_reward", "load_benchmark", "mission",
+           "registered_benchmarks"]
