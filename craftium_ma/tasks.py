@@ -12,10 +12,8 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .build import REPO
 from .protocol import KEYS, key_bits
-
-MODS = REPO / "mods"
+from .resources import MODS
 
 
 class TaskError(ValueError):
@@ -37,6 +35,7 @@ class Task:
     directory: Path
     mod: Path  # the Lua mod folder (the task folder itself unless the manifest says mod =)
     description: str
+    kind: str  # e.g. "cooperative", "team vs team", "mixed-motive" (the manifest's kind =)
     min_agents: int
     max_agents: int
     default_agents: int
@@ -79,7 +78,7 @@ def load_task(directory: str | Path) -> Task:
         size = m.get("obs_size", [64, 64])
         return Task(
             id=m["id"], version=int(m.get("version", 0)), directory=directory, mod=mod,
-            description=m.get("description", ""),
+            description=m.get("description", ""), kind=m.get("kind", ""),
             min_agents=int(agents.get("min", 1)), max_agents=int(agents.get("max", 8)),
             default_agents=int(agents.get("default", 2)),
             max_cycles=int(m.get("max_cycles", 1000)),
