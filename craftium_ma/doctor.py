@@ -83,10 +83,15 @@ def missing_extras() -> dict[str, list[str]]:
     extras = metadata.metadata(DISTRIBUTION).get_all("Provides-Extra") or []
 
     def needs(extra: str) -> list[Requirement]:
-        own = [r for r in requirements if r.marker and r.marker.evaluate({"extra": extra})]
-        # an extra like test = ["craftium-ma[sb3,...]"] stands for those extras' requirements
-        return [n for r in own for n in (sum((needs(e) for e in sorted(r.extras)), [])
-                                         if r.name == DISTRIBUTION else [r])]
+        found = []
+        for r in requirements:
+            if not (r.marker and r.marker.evaluate({"extra": extra})):
+                continue
+            if r.name == DISTRIBUTION:  # test = ["craftium-ma[sb3,...]"]: those extras' needs
+                found += [n for e in sorted(r.extras) for n in needs(e)]
+            else:
+                found.append(r)
+        return found
 
     def installed(r: Requirement) -> bool:
         try:
@@ -94,7 +99,10 @@ def missing_extras() -> dict[str, list[str]]:
         except metadata.PackageNotFoundError:
             return False
 
-    return {extra: [str(r) for r in needs(extra) if not installed(r)] for extra in extras}
+    def named(r: Requirement) -> str:  # without its marker
+        return r.name + (f"[{','.join(sorted(r.extras))}]" if r.extras else "") + str(r.specifier)
+
+    return {extra: [named(r) for r in needs(extra) if not installed(r)] for extra in extras}
 
 
 def _install_command(extra: str) -> str:
@@ -140,10 +148,12 @@ def main() -> int:
         engine = None
         if recipe:
             report("missing", "engine used", str(e), BUILD_FIX)
-    if engine and recipe and engine.root.resolve() != recipe.resolve():
-        source = "$CRAFTIUM_MA_ENGINE" if os.environ.get("CRAFTIUM_MA_ENGINE") else "engine/current"
-        report("warning", "engine used", f"{engine.root} (from {source}), not this package's build",
-               BUILD_FIX + " (it points engine/current at this package's build)")
+    if engine and (recipe is None or engine.root.resolve() != recipe.resolve()):
+        if os.environ.get("CRAFTIUM_MA_ENGINE"):
+            source, fix = "$CRAFTIUM_MA_ENGINE", "unset CRAFTIUM_MA_ENGINE"
+        else:
+            source, fix = "engine/current", BUILD_FIX + " (it points engine/current at its build)"
+        report("warning", "engine used", f"{engine.root} (from {source}), not this package's build", fix)
 
     games = cache_dir() / "games" / "minetest_game"
     report("ok" if (games / "game.conf").is_file() else "missing", "game data",

@@ -99,6 +99,31 @@ def test_doctor_and_engine_path_share_the_checkouts_build(installed):
     assert "(installed package)" in report and str(venv) in report
     assert f"engine build: key {Path(checkout.stdout.strip()).name}" in report
     assert re.search(r"^ok +GL renderer: \S", report, re.M), report
+    assert "ok       extra torchrl: installed" in report
+
+
+MISSING_TORCHRL = textwrap.dedent("""
+    import json
+    from importlib import metadata
+    import craftium_ma.doctor as doctor
+    installed = metadata.version
+    def version(name):
+        if name == "torchrl":
+            raise metadata.PackageNotFoundError(name)
+        return installed(name)
+    metadata.version = version
+    print(json.dumps([doctor.missing_extras(), doctor._install_command("torchrl")]))
+""")
+
+
+def test_doctor_names_a_missing_extra_and_its_install_command(installed):
+    venv, outside, _ = installed
+    out = run(venv / "bin" / "python", "-c", MISSING_TORCHRL, cwd=outside)
+    assert out.returncode == 0, out.stderr
+    missing, command = json.loads(out.stdout)
+    assert missing["torchrl"] == ["torchrl==0.14.1"] and missing["test"] == ["torchrl==0.14.1"]
+    assert missing["sb3"] == [] and missing["rllib"] == []
+    assert command == 'pip install "craftium-ma[torchrl]"'
 
 
 def test_the_installed_engine_recipe_runs_from_site_packages(installed, tmp_path):
