@@ -1,4 +1,4 @@
-"""Build hook: wheels carry the repository's engine/ and mods/ as craftium_ma/_data/
+"""Build hook: wheels carry the repository's engine/, mods/ and worlds/ as craftium_ma/_data/
 (craftium_ma/resources.py finds them there). Everything else is in pyproject.toml."""
 
 import shutil
@@ -8,7 +8,7 @@ from setuptools import setup
 from setuptools.command.build_py import build_py
 
 ROOT = Path(__file__).resolve().parent
-DATA_DIRS = ("engine", "mods")
+DATA_DIRS = ("engine", "mods", "worlds")
 
 
 class BuildPyWithData(build_py):

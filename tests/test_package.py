@@ -23,6 +23,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 SHIPPED = ["craftium_ma/_data/mods/craftium_ma/init.lua", "craftium_ma/_data/mods/small_room/task.toml",
+           "craftium_ma/_data/worlds/open_world/map_meta.txt",
            "craftium_ma/_data/engine/build.sh", "craftium_ma/templates/task/task.toml.in"]
 
 
