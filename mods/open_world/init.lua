@@ -9,6 +9,7 @@
 
 local R = 20  -- the square: x, z in -R .. R
 local MINP, MAXP = {x = -R, y = -8, z = -R}, {x = R, y = 31, z = R}
+local WALL_MINP, WALL_MAXP = vector.offset(MINP, -1, 0, -1), vector.offset(MAXP, 1, 0, 1)
 local WALL = "open_world:wall"
 local TOOL = "open_world:pick_axe"
 
@@ -124,7 +125,7 @@ local cells = {}  -- {x, y, z}: ground at y with two free nodes above, inside th
 local trunk_test, stone_test  -- indices into cells, for layout = "test"
 
 local function survey()
-	local vm = core.get_voxel_manip(MINP, MAXP)
+	local vm = core.get_voxel_manip(WALL_MINP, WALL_MAXP)
 	local emin, emax = vm:get_emerged_area()
 	local area = VoxelArea:new({MinEdge = emin, MaxEdge = emax})
 	local data = vm:get_data()
@@ -172,11 +173,9 @@ local function survey()
 	vm:write_to_map(false)
 end
 
-local WALL_MINP, WALL_MAXP = vector.offset(MINP, -1, 0, -1), vector.offset(MAXP, 1, 0, 1)
-
 -- The bridge restores nodes, not their light: a dug shaft or a felled trunk let light in.
--- Keep the generated light and write it back at every reset (recomputing it would give
--- values a little different from the map generator's, and a first frame drawn either way).
+-- Keep the generated light and write it back at every reset, so that every episode
+-- starts in the light the first one had.
 local light
 
 local function survey_and_keep_light()
