@@ -15,6 +15,8 @@ import sys
 import time
 from pathlib import Path
 
+from tqdm import tqdm
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import measure  # noqa: E402
 
@@ -31,6 +33,27 @@ def labels(r: dict) -> list[str]:
     return [k[: -len("_agent_steps_per_s")] for k in r["throughput"][0] if k.endswith("_agent_steps_per_s")]
 
 
+class Phases:
+    """The run's measurements in turn: a progress bar on a terminal, else a line each."""
+
+    def __init__(self, total: int):
+        self.bar = tqdm(total=total, unit="phase", disable=not sys.stderr.isatty())
+        self.started = False
+
+    def start(self, text: str):
+        if self.started:  # the previous phase is done
+            self.bar.update()
+        self.started = True
+        if self.bar.disable:
+            print(f"[bench] {text}", flush=True)
+        else:
+            self.bar.set_description(text)
+
+    def close(self):
+        self.bar.update()
+        self.bar.close()
+
+
 def run(args) -> dict:
     quick = args.quick
     seconds = 3.0 if quick else 10.0
@@ -39,26 +62,28 @@ def run(args) -> dict:
                "python": platform.python_version(), "date": time.strftime("%Y-%m-%d %H:%M"),
                "quick": quick, "throughput": [], "lifecycle": [], "memory": None, "supersuit": None}
 
+    phases = Phases(len(args.agents) * (len(configs(args)) + 2) + 2)
     for n in args.agents:
-        print(f"[bench] {n} agent(s): engine ceiling", flush=True)
+        phases.start(f"{n} agent(s): engine ceiling")
         ceiling = measure.engine_ceiling(args.task, n, seconds, warmup=2.0 if quick else 4.0)
         results["machine"]["renderer"] = ceiling["renderer"]
         row = {"agents": n, "ceiling_frames_per_s": ceiling["frames_per_s"],
                "ceiling_rss_mb": ceiling["rss_mb"]}
         for label, fs, pipelined in configs(args):
-            print(f"[bench] {n} agent(s): parallel_env, {label}", flush=True)
+            phases.start(f"{n} agent(s): parallel_env, {label}")
             t = measure.env_throughput(args.task, n, fs, agent_steps, pipelined)
             row[f"{label}_agent_steps_per_s"] = t["agent_steps_per_s"]
             row[f"{label}_efficiency"] = t["agent_steps_per_s"] / ceiling["frames_per_s"]
         results["throughput"].append(row)
 
-        print(f"[bench] {n} agent(s): cold start, {args.resets} soft resets, close", flush=True)
+        phases.start(f"{n} agent(s): cold start, {args.resets} soft resets, close")
         results["lifecycle"].append({"agents": n, **measure.lifecycle(args.task, n, args.resets)})
 
-    print(f"[bench] memory over {args.memory_steps} steps", flush=True)
+    phases.start(f"memory over {args.memory_steps} steps")
     results["memory"] = {"agents": 2, **measure.memory(args.task, 2, args.memory_steps)}
-    print("[bench] SuperSuit concat_vec_envs_v1, 2 envs x 2 agents, 2 processes", flush=True)
+    phases.start("SuperSuit concat_vec_envs_v1, 2 envs x 2 agents, 2 processes")
     results["supersuit"] = measure.supersuit_throughput(args.task, 2, 2, 100 if quick else 1000)
+    phases.close()
     return results
 
 

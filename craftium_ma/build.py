@@ -6,8 +6,6 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
-
 
 class EngineNotBuiltError(FileNotFoundError):
     """The patched Luanti build is missing; the message says how to build it."""
@@ -40,8 +38,8 @@ def find_engine() -> EngineBuild:
     if not build.binary.is_file():
         raise EngineNotBuiltError(
             f"no craftium-ma engine build found (looked for {build.binary}). "
-            f"Build it with `bash engine/build.sh` (or `make engine`) in the craftium-ma repository.")
+            "Build it with `craftium-ma engine build` (in a checkout: `bash engine/build.sh`).")
     if not (build.games / "minetest_game" / "game.conf").is_file():
         raise EngineNotBuiltError(
-            f"minetest_game is missing from {build.games}; run `bash engine/build.sh`.")
+            f"minetest_game is missing from {build.games}; run `craftium-ma engine build`.")
     return build

@@ -248,7 +248,8 @@ class CraftiumParallelEnv(ParallelEnv):
         return LaunchConfig(
             agents=list(self.possible_agents), obs_size=self.obs_size, mods=[self.task.mod],
             frame_dtime=self.frame_dtime, timeout=self.timeout,
-            server_settings=self.task.server_settings, client_settings=self.task.client_settings)
+            server_settings=self.task.server_settings, client_settings=self.task.client_settings,
+            world_template=self.task.world_template)
 
     def engine_pids(self) -> dict[str, int]:
         """Process ids of the running Luanti server ("server") and each agent's

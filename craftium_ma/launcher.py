@@ -24,10 +24,10 @@ import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .build import REPO, EngineBuild, cache_dir
+from .build import EngineBuild, cache_dir
 from .protocol import EngineError
+from .resources import BRIDGE_MOD
 
-BRIDGE_MOD = REPO / "mods" / "craftium_ma"
 MEDIA_CACHE = cache_dir() / "media"
 LOG_TAIL_BYTES = 4000
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-TEMPLATE = Path(__file__).parent / "templates" / "task"
+from .resources import TASK_TEMPLATE as TEMPLATE
 
 
 def new_task(name: str, parent: str | Path = ".") -> Path:

@@ -12,10 +12,8 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .build import REPO
 from .protocol import KEYS, key_bits
-
-MODS = REPO / "mods"
+from .resources import MODS
 
 
 class TaskError(ValueError):
@@ -37,6 +35,7 @@ class Task:
     directory: Path
     mod: Path  # the Lua mod folder (the task folder itself unless the manifest says mod =)
     description: str
+    kind: str  # e.g. "cooperative", "team vs team", "mixed-motive" (the manifest's kind =)
     min_agents: int
     max_agents: int
     default_agents: int
@@ -48,6 +47,7 @@ class Task:
     server_settings: dict[str, str] = field(default_factory=dict)
     client_settings: dict[str, str] = field(default_factory=dict)
     options: dict = field(default_factory=dict)  # defaults of task_options
+    world_template: Path | None = None  # a world folder every env starts from (manifest: world =)
 
     @property
     def env_id(self) -> str:
@@ -77,9 +77,12 @@ def load_task(directory: str | Path) -> Task:
             actions.append(DiscreteAction(a["name"], key_bits(a.get("keys", [])),
                                           float(a.get("dx", 0)), float(a.get("dy", 0))))
         size = m.get("obs_size", [64, 64])
+        world = (directory / m["world"]).resolve() if "world" in m else None
+        if world and not (world / "world.mt").is_file():
+            raise TaskError(f"{manifest}: world {m['world']!r} is not a world template (no world.mt in {world})")
         return Task(
             id=m["id"], version=int(m.get("version", 0)), directory=directory, mod=mod,
-            description=m.get("description", ""),
+            description=m.get("description", ""), kind=m.get("kind", ""),
             min_agents=int(agents.get("min", 1)), max_agents=int(agents.get("max", 8)),
             default_agents=int(agents.get("default", 2)),
             max_cycles=int(m.get("max_cycles", 1000)),
@@ -88,7 +91,7 @@ def load_task(directory: str | Path) -> Task:
             state_per_agent=int(m.get("state", {}).get("per_agent", 0)),
             server_settings={k: str(v) for k, v in m.get("server", {}).items()},
             client_settings={k: str(v) for k, v in m.get("client", {}).items()},
-            options=dict(m.get("options", {})))
+            options=dict(m.get("options", {})), world_template=world)
     except (KeyError, TypeError, tomllib.TOMLDecodeError) as e:
         raise TaskError(f"{manifest}: malformed manifest ({e!r})") from None
 

@@ -28,6 +28,7 @@ import inspect
 import itertools
 import math
 import os
+import sys
 import textwrap
 import time
 from dataclasses import dataclass
@@ -38,6 +39,7 @@ import supersuit as ss
 import torch
 from torch import nn
 from torch.distributions import Categorical
+from tqdm import tqdm
 
 import craftium_ma
 
@@ -328,7 +330,11 @@ def train(args: Args) -> dict:
     out = Path(args.out_dir or ROOT / "out" / "ppo" / args.run_name)
     out.mkdir(parents=True, exist_ok=True)
     args.out_dir = str(out)
-    log = (lambda *a: None) if args.quiet else (lambda *a: print(*a, flush=True))
+
+    def log(*parts):
+        if not args.quiet:
+            tqdm.write(" ".join(map(str, parts)))  # above the progress bar, when one is shown
+            sys.stdout.flush()
 
     update_threads = args.torch_threads or os.cpu_count() or 1
     torch.set_num_threads(1)
@@ -399,6 +405,9 @@ def train(args: Args) -> dict:
         next_obs = torch.from_numpy(vec.reset(seed=args.seed + 1000 * update)[0])
         next_done = torch.zeros(n_slots)
         first_update = update
+        # a bar over the updates where a terminal is attached
+        progress = files.enter_context(tqdm(total=num_updates, initial=update, unit="update",
+                                            disable=args.quiet or not sys.stderr.isatty()))
         while update < num_updates:
             update += 1
             if args.anneal_lr:
@@ -479,6 +488,7 @@ def train(args: Args) -> dict:
             log(f"update {update:4d}/{num_updates}  step {global_step:8d}  {wall:6.0f}s  "
                 f"team return (last 20 ep) {team}  entropy {entropy_loss.item():.3f}  "
                 f"kl {approx_kl.item():.4f}  rollout {sps:.0f} steps/s")
+            progress.update()
             if update % args.save_interval == 0:
                 save()
             if args.max_wall_time and time.time() - start > args.max_wall_time:

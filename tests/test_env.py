@@ -219,7 +219,7 @@ def test_unknown_agent_in_actions(running_env):
 def test_missing_engine_build_says_how_to_build(monkeypatch, tmp_path):
     monkeypatch.setenv("CRAFTIUM_MA_ENGINE", str(tmp_path / "no-build"))
     env = craftium_ma.parallel_env("small_room")
-    with pytest.raises(craftium_ma.EngineNotBuiltError, match="engine/build.sh"):
+    with pytest.raises(craftium_ma.EngineNotBuiltError, match="craftium-ma engine build"):
         env.reset()
 
 

@@ -1,0 +1,39 @@
+"""The craftium-ma command's answers when something is wrong or missing (no engine needed)."""
+
+import os
+import subprocess
+import sys
+
+
+def craftium_ma(*argv, **env):
+    return subprocess.run([sys.executable, "-m", "craftium_ma", *map(str, argv)],
+                          capture_output=True, text=True, timeout=120, env=dict(os.environ, **env))
+
+
+def test_new_task_refuses_a_bad_or_taken_name_in_one_line(tmp_path):
+    bad = craftium_ma("new-task", "My Task", "--dir", tmp_path)
+    assert bad.returncode == 2 and bad.stdout == ""
+    assert bad.stderr.startswith("craftium-ma: error: task name 'My Task'") and bad.stderr.count("\n") == 1
+    assert craftium_ma("new-task", "taken", "--dir", tmp_path).returncode == 0
+    taken = craftium_ma("new-task", "taken", "--dir", tmp_path)
+    assert taken.returncode == 2 and "exists" in taken.stderr and taken.stderr.count("\n") == 1
+
+
+def test_without_an_engine_build_doctor_and_engine_path_say_how_to_build(tmp_path):
+    env = {"CRAFTIUM_MA_CACHE": str(tmp_path), "CRAFTIUM_MA_ENGINE": ""}
+    doctor = craftium_ma("doctor", **env)
+    assert doctor.returncode == 1
+    lines = doctor.stdout.splitlines()
+    for what in ("engine build", "game data"):
+        at = next(i for i, line in enumerate(lines) if line.startswith(f"missing  {what}:"))
+        assert lines[at + 1].strip() == "add it with: craftium-ma engine build"
+    assert any(line.startswith("ok       tasks: bridge mod and ") for line in lines)
+    path = craftium_ma("engine", "path", **env)
+    assert path.returncode == 1 and "craftium-ma engine build" in path.stderr
+
+
+def test_tasks_is_list():
+    listed, aliased = craftium_ma("list"), craftium_ma("tasks")
+    assert listed.returncode == 0 and listed.stdout == aliased.stdout
+    assert listed.stdout.splitlines()[0].split() == ["task", "agents", "kind", "description"]
+    assert any(line.split()[:3] == ["duel", "2", "competitive,"] for line in listed.stdout.splitlines())
