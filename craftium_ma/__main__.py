@@ -1,6 +1,7 @@
 """Command line: python -m craftium_ma new-task NAME [--dir PARENT] | tasks"""
 
 import argparse
+import sys
 
 from . import tasks
 from .scaffold import new_task
@@ -15,7 +16,11 @@ def main(argv=None):
     commands.add_parser("tasks", help="list the shipped tasks")
     args = parser.parse_args(argv)
     if args.command == "new-task":
-        folder = new_task(args.name, args.dir)
+        try:
+            folder = new_task(args.name, args.dir)
+        except (ValueError, FileExistsError) as e:
+            print(f"new-task: {e}", file=sys.stderr)  # one line, like argparse's errors
+            sys.exit(2)
         print(f"wrote {folder}; run it with craftium_ma.parallel_env(task_dir={str(folder)!r})")
     else:
         print("\n".join(tasks()))

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .build import REPO, EngineBuild, cache_dir
+from .errors import LuaErrorText
 from .protocol import EngineError
 
 BRIDGE_MOD = REPO / "mods" / "craftium_ma"
@@ -151,6 +152,7 @@ class EngineProcesses:
         self.control_endpoint = f"ipc://{self.dir}/control.sock"
         self.agent_endpoints = {a: f"ipc://{self.dir}/{a}.sock" for a in config.agents}
         self._build = build
+        self._lua_errors = LuaErrorText(self.dir / "world", [BRIDGE_MOD, *config.mods])
         self._port = _free_udp_port()
         self._passwords = {a: secrets.token_hex(12) for a in config.agents}
         self._env = dict(os.environ, MINETEST_GAME_PATH=str(build.games),
@@ -257,15 +259,32 @@ class EngineProcesses:
             tail += f"--- {path.name} ---\n" + data.decode("utf-8", "replace")
         return tail
 
+    def server_error(self, message: str) -> str:
+        """An error the server replied with, for Python: a Lua error with the task's
+        paths and its traceback; anything else with the server's log tail."""
+        if self._lua_errors.is_runtime_error(message):
+            return self._lua_errors.runtime_error(message)
+        return f"{message}\n{self.log_tail('server')}"
+
     @property
     def pids(self) -> dict[str, int]:
         """Process ids by name: "server" and each agent."""
         return {name: p.pid for name, p in zip(self._names, self._processes)}
 
     def check_alive(self):
-        """Raise EngineError naming a process that exited, with its log tail."""
+        """Raise EngineError naming a process that exited, with its log tail (a
+        server that stopped on a Lua error loading the mods: that error)."""
         for name, p in zip(self._names, self._processes):
             code = p.poll()
+            if code is not None and name == "server":
+                try:
+                    load_error = self._lua_errors.load_error((self.dir / "server.log").read_text(
+                        "utf-8", "replace"))
+                except OSError:
+                    load_error = None
+                if load_error:
+                    raise EngineError(f"{load_error}\n(the Luanti server stopped: a Lua error "
+                                      "while loading the mods)")
             if code is not None:
                 raise EngineError(f"the Luanti {'server' if name == 'server' else 'client of ' + name}"
                                   f" exited with code {code}:\n{self.log_tail(name)}")

@@ -107,6 +107,9 @@ function craftium_ma.add_team_reward(team, r)
 	if not teams[team] then
 		error("craftium_ma.add_team_reward: unknown team '" .. tostring(team) .. "'", 2)
 	end
+	if type(r) ~= "number" then
+		error("craftium_ma.add_team_reward: the reward must be a number, got " .. type(r), 2)
+	end
 	for _, name in ipairs(teams[team]) do
 		craftium_ma.add_reward(name, r)
 	end
