@@ -33,11 +33,22 @@ function craftium_ma.spawn(player, pos, yaw, pitch)
 end
 
 --- Pick a distinct random node position for each agent inside minp..maxp (at
---- minp.y), from the episode's random numbers.
-function craftium_ma.random_positions(minp, maxp, count)
+--- minp.y), from the episode's random numbers, none at an x, z of the optional
+--- list `avoid` (positions such as a goal's and its neighbours').
+function craftium_ma.random_positions(minp, maxp, count, avoid)
 	local rng, taken, out = craftium_ma.rng(), {}, {}
 	local free = (maxp.x - minp.x + 1) * (maxp.z - minp.z + 1)
-	assert(count <= free, "craftium_ma.random_positions: more agents than places")
+	for _, p in ipairs(avoid or {}) do
+		local key = p.x .. "," .. p.z
+		if not taken[key] and p.x >= minp.x and p.x <= maxp.x and p.z >= minp.z and p.z <= maxp.z then
+			free = free - 1
+		end
+		taken[key] = true
+	end
+	if count > free then
+		error("craftium_ma.random_positions: " .. count .. " positions asked for, " .. free ..
+			" free", 2)
+	end
 	while #out < count do
 		local p = {x = rng:next(minp.x, maxp.x), y = minp.y, z = rng:next(minp.z, maxp.z)}
 		local key = p.x .. "," .. p.z
