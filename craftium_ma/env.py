@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import numbers
 import os
+import warnings
 
 import gymnasium
 import numpy as np
@@ -96,7 +97,9 @@ class CraftiumParallelEnv(ParallelEnv):
         self.pipelined = bool(pipelined)
         self.render_mode = render_mode
         self.action_mode = action_space
-        t.check_options(task_options or {})
+        undeclared = t.undeclared_options(task_options or {}, "task_options")
+        if undeclared:
+            raise ValueError(undeclared)
         self.task_options = dict(task_options or {})
         self.frame_dtime = frame_dtime
         self.timeout = timeout
@@ -133,7 +136,10 @@ class CraftiumParallelEnv(ParallelEnv):
     # -- episode -----------------------------------------------------------------------
 
     def reset(self, seed: int | None = None, options: dict | None = None):
-        self.task.check_options(options or {}, "reset(options=...)")
+        # only a warning: PettingZoo's API test resets with options of its own
+        undeclared = self.task.undeclared_options(options or {}, "reset(options=...)")
+        if undeclared:
+            warnings.warn(undeclared, stacklevel=2)
         if self._session is None:
             self._session = LockstepSession(self.launch_config(), self.frameskip, self.pipelined)
         # Gymnasium's convention: a seed also fixes the episodes reset without one after it

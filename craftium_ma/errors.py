@@ -17,6 +17,7 @@ _RUNTIME_PREAMBLE = re.compile(r"^Runtime error from mod '[^']*' in callback [^\
 _CUT_PATH = re.compile(r"\.\.\.(\S+?\.lua)(?=:)")
 _LOG_ERROR = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d: ERROR\[\w+\]: (.*)$")
 _LOAD_FAILED = "ModError: Failed to load and run script from "
+_FATAL = "ServerError: AsyncErr: Lua: "
 LOG_CHUNK = 256  # Luanti's log stream flushes a long line in pieces of this length
 
 
@@ -48,18 +49,29 @@ class LuaErrorText:
     def is_runtime_error(self, text: str) -> bool:
         return bool(_RUNTIME_PREAMBLE.match(text))
 
-    def load_error(self, log: str) -> str | None:
-        """The error that stopped the server loading the mods, from its log, or None."""
+    def stop_error(self, log: str) -> str | None:
+        """The Lua error that stopped the server, from its log, or None: one while
+        loading the mods, or one in a callback outside the hooks (a globalstep, an
+        area's on_loaded, ...), which Luanti treats as fatal."""
         lines = log.splitlines()
         for i, line in enumerate(lines):
-            if _LOAD_FAILED not in line:
+            m = _LOG_ERROR.match(line)
+            if m and m.group(1).startswith(_LOAD_FAILED):
+                message = _joined(lines[i + 1:])  # the Lua message follows
+            elif m and m.group(1).startswith(_FATAL):
+                message = _joined(lines[i:])[len(_FATAL):]
+            else:
                 continue
-            message = ""
-            for following in lines[i + 1:]:
-                m = _LOG_ERROR.match(following)
-                if not m or m.group(1).startswith(("Check debug.txt", _LOAD_FAILED)):
-                    break
-                piece = m.group(1)
-                message += piece + ("" if len(piece) == LOG_CHUNK else "\n")
-            return self.paths(message.rstrip("\n")) or None
+            return self.runtime_error(message) if message else None
         return None
+
+
+def _joined(lines: list[str]) -> str:
+    """The message Luanti logged over the first ERROR lines of `lines`, whole again."""
+    message = ""
+    for line in lines:
+        m = _LOG_ERROR.match(line)
+        if not m or (message and m.group(1).startswith(("Check debug.txt", _LOAD_FAILED))):
+            break
+        message += m.group(1) + ("" if len(m.group(1)) == LOG_CHUNK else "\n")
+    return message.rstrip("\n")

@@ -273,18 +273,18 @@ class EngineProcesses:
 
     def check_alive(self):
         """Raise EngineError naming a process that exited, with its log tail (a
-        server that stopped on a Lua error loading the mods: that error)."""
+        server that stopped on a Lua error: that error)."""
         for name, p in zip(self._names, self._processes):
             code = p.poll()
             if code is not None and name == "server":
                 try:
-                    load_error = self._lua_errors.load_error((self.dir / "server.log").read_text(
+                    lua_error = self._lua_errors.stop_error((self.dir / "server.log").read_text(
                         "utf-8", "replace"))
                 except OSError:
-                    load_error = None
-                if load_error:
-                    raise EngineError(f"{load_error}\n(the Luanti server stopped: a Lua error "
-                                      "while loading the mods)")
+                    lua_error = None
+                if lua_error:
+                    raise EngineError(f"{lua_error}\n(the Luanti server stopped on this Lua "
+                                      "error)")
             if code is not None:
                 raise EngineError(f"the Luanti {'server' if name == 'server' else 'client of ' + name}"
                                   f" exited with code {code}:\n{self.log_tail(name)}")

@@ -71,16 +71,16 @@ class Task:
     def declared_options(self) -> list[str]:
         return sorted({*self.options, *self.options_without_default})
 
-    def check_options(self, options: dict, where: str = "task_options"):
-        """Raise ValueError for keys the manifest does not declare."""
+    def undeclared_options(self, options: dict, where: str) -> str | None:
+        """What to say of keys of `options` that the manifest does not declare, or None."""
         if not isinstance(options, dict):
             raise TypeError(f"{where} must be a dict, got {type(options).__name__}")
         unknown = sorted(set(options) - set(self.declared_options()), key=str)
-        if unknown:
-            declared = ", ".join(self.declared_options()) or "none"
-            raise ValueError(f"{where}: task {self.id!r} takes no option "
-                             f"{', '.join(map(repr, unknown))}; its options are: {declared} "
-                             f"(declared in {self.directory / 'task.toml'})")
+        if not unknown:
+            return None
+        return (f"{where}: task {self.id!r} takes no option {', '.join(map(repr, unknown))}; "
+                f"its options are: {', '.join(self.declared_options()) or 'none'} "
+                f"(declared in {self.directory / 'task.toml'})")
 
 
 def load_task(directory: str | Path) -> Task:
