@@ -116,7 +116,8 @@ function craftium_ma.set_info(player, key, value)
 		for i, v in pairs(value) do
 			if type(i) ~= "number" or type(v) ~= "number" then
 				error("craftium_ma.set_info: '" .. key .. "' must be a flat array of numbers, " ..
-					"got a table holding " .. type(i) .. " " .. tostring(i) .. " = " .. type(v), 2)
+					"got a table with the " .. type(i) .. " key " .. tostring(i) .. " holding a " ..
+					type(v), 2)
 			end
 		end
 	elseif kind ~= "number" and kind ~= "string" and kind ~= "boolean" then
