@@ -1,7 +1,9 @@
 """Tasks of one's own: the scaffold, task folders outside the package, and their errors."""
 
+import re
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -151,3 +153,21 @@ def test_the_scaffolds_generated_test_passes(tmp_path):
                           str(folder)], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stdout + out.stderr
     assert "2 passed" in out.stdout
+
+
+TUTORIAL = Path(__file__).resolve().parent.parent / "docs" / "tutorial.md"
+EDIT = re.compile(r"in\s+`([\w.]+)`,?\s+replace\n\n```\w+\n(.*?)```\n\nwith\n\n```\w+\n(.*?)```", re.S)
+
+
+def test_the_tutorials_edits_apply_to_the_scaffold_and_its_test_passes(tmp_path):
+    folder = new_task("meet_up", tmp_path)
+    edits = EDIT.findall(TUTORIAL.read_text())
+    assert len(edits) == 7
+    for file, old, new in edits:
+        text = (folder / file).read_text()
+        assert text.count(old) == 1, (file, old)
+        (folder / file).write_text(text.replace(old, new))
+    assert craftium_ma.parallel_env(task_dir=folder).task.min_agents == 2
+    out = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                          str(folder)], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0 and "2 passed" in out.stdout, out.stdout + out.stderr
