@@ -307,8 +307,8 @@ class CraftiumParallelEnv(ParallelEnv):
 
     def __getstate__(self):
         """A copy carries the configuration only; it starts its own processes."""
-        return dict(self.__dict__, _session=None, _frames={}, _window=None, agents=[],
-                    _seeds=None)
+        return dict(self.__dict__, _session=None, _closed=False, _frames={}, _window=None,
+                    agents=[], _seeds=None)
 
     def __setstate__(self, state):
         self.__dict__.update(state)

@@ -6,14 +6,15 @@ import re
 from pathlib import Path
 
 from .build import cache_dir
-from .tasks import BRIDGE_MOD_NAME, MODS
+from .tasks import BRIDGE_MOD_NAME, shipped_tasks
 
 TEMPLATE = Path(__file__).parent / "templates" / "task"
 
 
 def _taken_names() -> dict[str, str]:
     """Names a new task's Lua mod cannot have, with what holds each."""
-    taken = {p.parent.name: "a shipped task" for p in MODS.glob("*/task.toml")}
+    taken = {name: "a shipped task" for task in shipped_tasks().values()
+             for name in (task.id, task.mod.name)}
     game_mods = cache_dir() / "games" / "minetest_game" / "mods"
     if game_mods.is_dir():  # the game's mods are loaded beside the task (engine/build.sh)
         taken.update({p.name: "a mod of minetest_game" for p in game_mods.iterdir()})

@@ -37,14 +37,13 @@ def test_an_undeclared_task_option_lists_the_declared_ones():
     assert "layout" not in env.task.options and "layout" in env.task.options_without_default
 
 
-def test_reset_options_the_manifest_does_not_declare_are_warned_about():
+def test_reset_options_the_manifest_does_not_declare_are_warned_about(monkeypatch):
+    monkeypatch.setenv("CRAFTIUM_MA_ENGINE", "/nonexistent")  # the warning comes first
     env = craftium_ma.parallel_env("small_room")
     with pytest.warns(UserWarning, match=r"reset\(options=...\): task 'small_room' takes no "
                                          r"option 'sise'; its options are: size"):
         with pytest.raises(craftium_ma.EngineNotBuiltError):
-            with pytest.MonkeyPatch.context() as m:
-                m.setenv("CRAFTIUM_MA_ENGINE", "/nonexistent")
-                env.reset(options={"sise": 3})
+            env.reset(options={"sise": 3})
 
 
 @pytest.mark.parametrize("kwargs,message", [
@@ -150,7 +149,7 @@ def test_the_command_line_prints_one_line_and_exits_2(tmp_path, name):
     out = subprocess.run([sys.executable, "-m", "craftium_ma", "new-task", name, "--dir",
                           str(tmp_path)], capture_output=True, text=True)
     assert out.returncode == 2 and out.stdout == ""
-    assert out.stderr.count("\n") == 1 and out.stderr.startswith(f"new-task: ")
+    assert out.stderr.count("\n") == 1 and out.stderr.startswith("new-task: ")
 
 
 def test_the_scaffold_is_written_for_its_name(tmp_path):
