@@ -79,7 +79,10 @@ def lua_error_of(folder, steps=0, **kwargs) -> str:
     ('craftium_ma.set_info("agent_0", "seen", print)',
      "craftium_ma.set_info: 'seen' must be a number, string, boolean or flat array of numbers, "
      "got function"),
-    ('craftium_ma.set_reward("agent_9", 1)', "craftium_ma: unknown agent 'agent_9'"),
+    ('craftium_ma.set_reward("agent_9", 1)',
+     "craftium_ma: unknown agent 'agent_9'; the agents are agent_0"),
+    ('craftium_ma.spawn("agent_0", {x = 1, z = 2})', "craftium_ma.spawn: pos must be a position "
+     "{x = ..., y = ..., z = ...}, got a table without numbers x, y, z"),
 ])
 def test_an_api_call_with_a_bad_argument_blames_the_callers_line(tmp_path, call, message):
     folder, line = task_with(tmp_path, f"craftium_ma.register_on_step(function()\n\t{call}\nend)\n")

@@ -45,7 +45,8 @@ local function result_of(player, level)
 	end
 	local result = results[name]
 	if not result then
-		error("craftium_ma: unknown agent '" .. tostring(name) .. "'", level + 1)
+		error("craftium_ma: unknown agent '" .. tostring(name) .. "'; the agents are " ..
+			table.concat(agents, ", "), level + 1)
 	end
 	return result
 end

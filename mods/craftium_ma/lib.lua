@@ -25,6 +25,11 @@ end
 --- (degrees, down positive), with full health and breath.
 function craftium_ma.spawn(player, pos, yaw, pitch)
 	player = player_of(player)
+	if type(pos) ~= "table" or type(pos.x) ~= "number" or type(pos.y) ~= "number" or
+			type(pos.z) ~= "number" then
+		error("craftium_ma.spawn: pos must be a position {x = ..., y = ..., z = ...}, got " ..
+			(type(pos) == "table" and "a table without numbers x, y, z" or type(pos)), 2)
+	end
 	player:set_pos(pos)
 	player:set_look_horizontal(math.rad(yaw or 0))
 	player:set_look_vertical(math.rad(pitch or 0))
