@@ -21,8 +21,9 @@ PROBE = Path(__file__).parent / "mods" / "hud_probe"
 def reset_frames(env, seed: int) -> dict[str, np.ndarray]:
     """Every agent's reset frame, stacked, as the task leaves the HUD ("task"),
     with the manifest's parts only ("asked"), with all of them ("all"). "task"
-    and "asked" are each a fresh session's first reset (a session's first
-    reset frame can differ from its later ones; docs/engine.md)."""
+    and "asked" are each the second reset of a fresh session, after the same
+    first one (a first reset's frame may now and then lack a map block while
+    the machine is busy)."""
     config = env.launch_config()
     config.mods.append(PROBE)
     task = env.task
@@ -30,6 +31,7 @@ def reset_frames(env, seed: int) -> dict[str, np.ndarray]:
     frames = {}
     for probes in ([("task", None)], [("asked", asked), ("all", "all")]):
         with LockstepSession(config) as session:
+            session.reset(seed, dict(task.options), env.possible_agents, env.max_cycles)
             for name, probe in probes:
                 options = dict(task.options, **({"hud_probe": probe} if probe else {}))
                 obs, _ = session.reset(seed, options, env.possible_agents, env.max_cycles)
