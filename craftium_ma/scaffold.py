@@ -34,7 +34,7 @@ def new_task(name: str, parent: str | Path = ".") -> Path:
         raise ValueError(f"task name {name!r} is taken by {holder}; choose another")
     folder = Path(parent) / name
     if folder.exists():
-        raise FileExistsError(f"{folder} exists already; choose another name or --dir")
+        raise FileExistsError(f"{folder} exists already; choose another name or folder")
     folder.mkdir(parents=True)
     title = name.replace("_", " ")
     for template in sorted(TEMPLATE.glob("*.in")):
