@@ -249,15 +249,20 @@ class EngineProcesses:
         self._reaper.stdin.flush()
 
     def log_tail(self, name: str) -> str:
-        """The end of a process's output and debug log."""
-        tail = ""
-        for path in (self.dir / f"{name}.log", self.dir / f"{name}.log.debug"):
+        """The end of a process's debug log, then the lines of its output (stdout and
+        stderr: a crash's last words) that the debug log does not hold already."""
+        def tail(path: Path) -> str:
             try:
-                data = path.read_bytes()[-LOG_TAIL_BYTES:]
+                return path.read_bytes()[-LOG_TAIL_BYTES:].decode("utf-8", "replace")
             except OSError:
-                continue
-            tail += f"--- {path.name} ---\n" + data.decode("utf-8", "replace")
-        return tail
+                return ""
+        debug, output = tail(self.dir / f"{name}.log.debug"), tail(self.dir / f"{name}.log")
+        logged = set(debug.splitlines())
+        extra = [line for line in output.splitlines() if line.strip() and line not in logged]
+        text = f"--- {name}.log.debug ---\n{debug}" if debug else ""
+        if extra:
+            text += f"--- {name}.log (output not in the debug log) ---\n" + "\n".join(extra) + "\n"
+        return text
 
     def server_error(self, message: str) -> str:
         """An error the server replied with, for Python: a Lua error with the task's

@@ -213,3 +213,20 @@ def test_a_fatal_callback_error_is_read_from_the_log(tmp_path):
         '"Unknown node: default:stone_brick"', "stack traceback:",
         f"\t{task.resolve()}/init.lua:16: in function 'on_loaded'"]
     assert lua_errors(task).stop_error(log("ERROR[Main]: something else")) is None
+
+
+def test_a_log_tail_shows_each_line_once(tmp_path):
+    from craftium_ma.build import EngineBuild
+    from craftium_ma.launcher import EngineProcesses, LaunchConfig
+    processes = EngineProcesses(LaunchConfig(agents=["agent_0"], obs_size=(64, 64), mods=[]),
+                                EngineBuild(tmp_path, tmp_path))
+    try:
+        lines = [f"2026-12-01 14:51:0{i}: ERROR[Main]: line {i}" for i in range(3)]
+        (processes.dir / "server.log.debug").write_text("\n".join(["-- Separator --", *lines]))
+        (processes.dir / "server.log").write_text("\n".join(["| banner |", *lines, "Segfault"]))
+        tail = processes.log_tail("server")
+        assert all(tail.count(line) == 1 for line in lines)
+        assert tail.endswith("--- server.log (output not in the debug log) ---\n"
+                             "| banner |\nSegfault\n")
+    finally:
+        processes.close()
