@@ -8,6 +8,7 @@ that was never reset pickles, and every copy starts its own server and clients.
 from __future__ import annotations
 
 import math
+import numbers
 import os
 import warnings
 
@@ -24,13 +25,27 @@ from .protocol import KEY_BITS, KEYS
 from .tasks import Task, TaskError, find_task, load_task
 
 
+def _is_int(value) -> bool:
+    """An int, numpy's too, but not a bool (True would pass as 1)."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
+
+
+def _positive_int(name: str, value) -> int:
+    if not _is_int(value):
+        raise TypeError(f"{name} must be an int, got {type(value).__name__} {value!r}")
+    if value < 1:
+        raise ValueError(f"{name} must be a positive int, got {value!r}")
+    return int(value)
+
+
 def _frame_size(obs_size) -> tuple[int, int]:
-    if isinstance(obs_size, int):
+    if _is_int(obs_size):
         obs_size = (obs_size, obs_size)
-    try:
-        height, width = (int(v) for v in obs_size)
-    except (TypeError, ValueError):
-        raise ValueError(f"obs_size must be an int or (height, width), got {obs_size!r}") from None
+    if (not isinstance(obs_size, (tuple, list, np.ndarray)) or len(obs_size) != 2
+            or not all(_is_int(v) for v in obs_size)):
+        raise TypeError(f"obs_size must be an int or (height, width) of ints, "
+                        f"got {type(obs_size).__name__} {obs_size!r}")
+    height, width = (int(v) for v in obs_size)
     if not (8 <= height <= 4096 and 8 <= width <= 4096):
         raise ValueError(f"obs_size {obs_size!r} is out of range (8 to 4096 pixels a side)")
     return height, width
@@ -53,6 +68,9 @@ class CraftiumParallelEnv(ParallelEnv):
                  render_mode: str | None = None, action_space: str = "discrete",
                  task_options: dict | None = None, frame_dtime: float = 0.05,
                  timeout: float = 60.0, pipelined: bool = False):
+        if task is not None and task_dir is not None:
+            raise ValueError(f"give a task id or task_dir=, not both (got {task!r} and "
+                             f"task_dir={str(task_dir)!r})")
         if task_dir is not None:
             self.task: Task = load_task(task_dir)
         elif task is not None:
@@ -61,14 +79,15 @@ class CraftiumParallelEnv(ParallelEnv):
             raise TaskError("give a task id (see craftium_ma.tasks()) or task_dir=")
         t = self.task
         n = t.default_agents if num_agents is None else num_agents
-        if not isinstance(n, int) or not t.min_agents <= n <= t.max_agents:
+        if not _is_int(n):
+            raise TypeError(f"num_agents must be an int, got {type(n).__name__} {n!r}")
+        if not t.min_agents <= n <= t.max_agents:
             raise ValueError(f"num_agents={num_agents!r}: task {t.id!r} takes "
                              f"{t.min_agents} to {t.max_agents} agents")
-        self.max_cycles = t.max_cycles if max_cycles is None else max_cycles
-        if not isinstance(self.max_cycles, int) or self.max_cycles < 1:
-            raise ValueError(f"max_cycles must be a positive int, got {max_cycles!r}")
-        if not isinstance(frameskip, int) or frameskip < 1:
-            raise ValueError(f"frameskip must be a positive int, got {frameskip!r}")
+        n = int(n)
+        self.max_cycles = _positive_int("max_cycles", t.max_cycles if max_cycles is None
+                                        else max_cycles)
+        frameskip = _positive_int("frameskip", frameskip)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode {render_mode!r} is not one of {self.metadata['render_modes']}")
         if action_space not in ("discrete", "full"):
@@ -78,6 +97,9 @@ class CraftiumParallelEnv(ParallelEnv):
         self.pipelined = bool(pipelined)
         self.render_mode = render_mode
         self.action_mode = action_space
+        undeclared = t.undeclared_options(task_options or {}, "task_options")
+        if undeclared:
+            raise ValueError(undeclared)
         self.task_options = dict(task_options or {})
         self.frame_dtime = frame_dtime
         self.timeout = timeout
@@ -92,6 +114,7 @@ class CraftiumParallelEnv(ParallelEnv):
         if size:
             self.state_space = spaces.Box(-np.inf, np.inf, (size,), np.float32)
         self._session: LockstepSession | None = None
+        self._closed = False
         self._frames: dict[str, np.ndarray] = {}
         self._state = None
         self._cycles = 0
@@ -113,6 +136,10 @@ class CraftiumParallelEnv(ParallelEnv):
     # -- episode -----------------------------------------------------------------------
 
     def reset(self, seed: int | None = None, options: dict | None = None):
+        # only a warning: PettingZoo's API test resets with options of its own
+        undeclared = self.task.undeclared_options(options or {}, "reset(options=...)")
+        if undeclared:
+            warnings.warn(undeclared, stacklevel=2)
         restarted = self._session is not None and self._session.fault is not None
         if restarted:
             warnings.warn(f"craftium-ma: restarting the engine processes of {self.task.id!r}, "
@@ -138,14 +165,20 @@ class CraftiumParallelEnv(ParallelEnv):
         self.agents = list(self.possible_agents)
         self._cycles = 0
         self._frames = {a: o.frame for a, o in observations.items()}
-        self._state = result.get("state")
+        self._state = self._checked_state(result.get("state"))
         lua = result["agents"]
         return dict(self._frames), {a: dict(self._info(o, lua[a]), engine_restarted=restarted)
                                     for a, o in observations.items()}
 
     def step(self, actions: dict):
         if self._session is None:
+            if self._closed:
+                raise RuntimeError("step() after close(): the env is closed; reset() starts "
+                                   "it again")
             raise RuntimeError("step() before reset(): call reset() first")
+        if not isinstance(actions, dict):
+            raise TypeError(f"actions must be a dict {{agent: action}}, got "
+                            f"{type(actions).__name__}")
         if not self.agents:
             # Nothing left to step. SuperSuit's black_death_v3 (3.11) relies on this: it
             # only ends an episode after one more step on an env without agents.
@@ -161,7 +194,7 @@ class CraftiumParallelEnv(ParallelEnv):
         observations, result = self._session.step(engine_actions)
         self._cycles += 1
         self._frames.update({a: o.frame for a, o in observations.items()})
-        self._state = result.get("state")
+        self._state = self._checked_state(result.get("state"))
         lua = result["agents"]
         out_of_time = self._cycles >= self.max_cycles
         rewards = {a: float(lua[a]["reward"]) for a in self.agents}
@@ -177,7 +210,8 @@ class CraftiumParallelEnv(ParallelEnv):
     def _engine_action(self, agent, action) -> AgentAction:
         space = self._action_spaces[agent]
         if not space.contains(action):
-            raise ValueError(f"action {action!r} for {agent} is outside its action space {space}")
+            raise ValueError(f"action {action!r} for {agent} is outside its action space "
+                             f"{space}{_why_outside(space, action)}")
         if self.action_mode == "discrete":
             a = self.task.actions[int(action)]
             return AgentAction(a.keys, a.dx, a.dy)
@@ -192,13 +226,25 @@ class CraftiumParallelEnv(ParallelEnv):
                 "pitch": observation.pitch, "hp": lua_result["hp"],
                 **(lua_info if isinstance(lua_info, dict) else {})}
 
+    def _checked_state(self, values) -> np.ndarray | None:
+        """The state vector Lua returned, checked against the manifest's size."""
+        values = np.asarray(values or [], np.float32)
+        expected = self.state_space.shape[0] if hasattr(self, "state_space") else 0
+        if values.ndim != 1 or values.size != expected:
+            t = self.task
+            raise TaskError(
+                f"task {t.id!r}: its Lua state vector has {values.size} values, its manifest "
+                f"says {expected} (state = {{ shared = {t.state_shared}, per_agent = "
+                f"{t.state_per_agent} }} with {len(self.possible_agents)} agents, in "
+                f"{t.directory / 'task.toml'})")
+        return values if expected else None
+
     def state(self) -> np.ndarray:
         if not hasattr(self, "state_space"):
             raise NotImplementedError(f"task {self.task.id!r} provides no global state")
-        state = np.zeros(self.state_space.shape, np.float32)
-        values = np.asarray(self._state or [], np.float32)[: state.size]
-        state[: values.size] = values
-        return state
+        if self._state is None:
+            raise RuntimeError("state() before reset(): call reset() first")
+        return self._state.copy()
 
     # -- rendering ---------------------------------------------------------------------
 
@@ -248,8 +294,11 @@ class CraftiumParallelEnv(ParallelEnv):
         return LaunchConfig(
             agents=list(self.possible_agents), obs_size=self.obs_size, mods=[self.task.mod],
             frame_dtime=self.frame_dtime, timeout=self.timeout,
-            server_settings=self.task.server_settings, client_settings=self.task.client_settings,
-            world_template=self.task.world_template)
+            server_settings={**self.task.server_settings,
+                             # what the bridge mod shows agents at every reset
+                             "craftium_ma_hud": ",".join(self.task.hud),
+                             "craftium_ma_nametags": str(self.task.nametags).lower()},
+            client_settings=self.task.client_settings, world_template=self.task.world_template)
 
     def engine_pids(self) -> dict[str, int]:
         """Process ids of the running Luanti server ("server") and each agent's
@@ -261,6 +310,7 @@ class CraftiumParallelEnv(ParallelEnv):
         if self._session is not None:
             self._session.close()
             self._session = None
+            self._closed = True
         self.agents = []
         if self._window:
             import pygame
@@ -269,12 +319,34 @@ class CraftiumParallelEnv(ParallelEnv):
 
     def __getstate__(self):
         """A copy carries the configuration only; it starts its own processes."""
-        return dict(self.__dict__, _session=None, _frames={}, _window=None, agents=[],
-                    _seeds=None)
+        return dict(self.__dict__, _session=None, _closed=False, _frames={}, _window=None,
+                    agents=[], _seeds=None)
 
     def __setstate__(self, state):
         self.__dict__.update(state)
         self._seeds = np.random.default_rng()  # copies must not share episode seeds
+
+
+def _why_outside(space: spaces.Space, action) -> str:
+    """What about an action outside the space is wrong, where it can be said."""
+    if isinstance(space, spaces.Discrete):
+        shape = np.shape(action)
+        if shape != ():
+            return f": it has shape {shape}, the space takes one int"
+        if not _is_int(action):
+            return f": it is a {type(action).__name__}, the space takes an int"
+        return f": it takes 0 to {space.n - 1}"
+    if not isinstance(action, dict):
+        return f": it is a {type(action).__name__}, the space takes a dict"
+    missing, extra = set(space.spaces) - set(action), set(action) - set(space.spaces)
+    if missing or extra:
+        return f": keys missing {sorted(missing)}, unknown {sorted(extra, key=str)}"
+    for key, sub in space.spaces.items():
+        if not sub.contains(action[key]):
+            if isinstance(sub, spaces.Box) and np.shape(action[key]) != sub.shape:
+                return f": {key!r} has shape {np.shape(action[key])}, the space takes {sub.shape}"
+            return f": {key!r} is outside {sub}"
+    return ""
 
 
 def parallel_env(task: str | None = None, **kwargs) -> CraftiumParallelEnv:

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .build import EngineBuild, cache_dir
+from .errors import LuaErrorText
 from .protocol import EngineError
 from .resources import BRIDGE_MOD
 
@@ -151,6 +152,7 @@ class EngineProcesses:
         self.control_endpoint = f"ipc://{self.dir}/control.sock"
         self.agent_endpoints = {a: f"ipc://{self.dir}/{a}.sock" for a in config.agents}
         self._build = build
+        self._lua_errors = LuaErrorText(self.dir / "world", [BRIDGE_MOD, *config.mods])
         self._port = _free_udp_port()
         self._passwords = {a: secrets.token_hex(12) for a in config.agents}
         self._env = dict(os.environ, MINETEST_GAME_PATH=str(build.games),
@@ -247,15 +249,27 @@ class EngineProcesses:
         self._reaper.stdin.flush()
 
     def log_tail(self, name: str) -> str:
-        """The end of a process's output and debug log."""
-        tail = ""
-        for path in (self.dir / f"{name}.log", self.dir / f"{name}.log.debug"):
+        """The end of a process's debug log, then the lines of its output (stdout and
+        stderr: a crash's last words) that the debug log does not hold already."""
+        def tail(path: Path) -> str:
             try:
-                data = path.read_bytes()[-LOG_TAIL_BYTES:]
+                return path.read_bytes()[-LOG_TAIL_BYTES:].decode("utf-8", "replace")
             except OSError:
-                continue
-            tail += f"--- {path.name} ---\n" + data.decode("utf-8", "replace")
-        return tail
+                return ""
+        debug, output = tail(self.dir / f"{name}.log.debug"), tail(self.dir / f"{name}.log")
+        logged = set(debug.splitlines())
+        extra = [line for line in output.splitlines() if line.strip() and line not in logged]
+        text = f"--- {name}.log.debug ---\n{debug}" if debug else ""
+        if extra:
+            text += f"--- {name}.log (output not in the debug log) ---\n" + "\n".join(extra) + "\n"
+        return text
+
+    def server_error(self, message: str) -> str:
+        """An error the server replied with, for Python: a Lua error with the task's
+        paths and its traceback; anything else with the server's log tail."""
+        if self._lua_errors.is_runtime_error(message):
+            return self._lua_errors.runtime_error(message)
+        return f"{message}\n{self.log_tail('server')}"
 
     @property
     def pids(self) -> dict[str, int]:
@@ -263,9 +277,19 @@ class EngineProcesses:
         return {name: p.pid for name, p in zip(self._names, self._processes)}
 
     def check_alive(self):
-        """Raise EngineError naming a process that exited, with its log tail."""
+        """Raise EngineError naming a process that exited, with its log tail (a
+        server that stopped on a Lua error: that error)."""
         for name, p in zip(self._names, self._processes):
             code = p.poll()
+            if code is not None and name == "server":
+                try:
+                    lua_error = self._lua_errors.stop_error((self.dir / "server.log").read_text(
+                        "utf-8", "replace"))
+                except OSError:
+                    lua_error = None
+                if lua_error:
+                    raise EngineError(f"{lua_error}\n(the Luanti server stopped on this Lua "
+                                      "error)")
             if code is not None:
                 raise EngineError(f"the Luanti {'server' if name == 'server' else 'client of ' + name}"
                                   f" exited with code {code}:\n{self.log_tail(name)}")

@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 import os
 import time
+import weakref
 from dataclasses import dataclass
 
 import zmq
@@ -63,6 +64,9 @@ class LockstepSession:
         self.fault: str | None = None  # what broke the session, see the module doc
         self._map_sent = False  # the server has sent each agent all the map in its range
         self._context = zmq.Context()
+        self._sockets: list[zmq.Socket] = []
+        # a session dropped without close() closes its sockets and context too
+        self._finalizer = weakref.finalize(self, _close_zmq, self._context, self._sockets)
         # ZeroMQ's I/O thread runs SCHED_BATCH: woken by a send, it does not preempt
         # this thread, which goes on sending to the other agents (docs/benchmarks.md)
         self._context.set(zmq.THREAD_SCHED_POLICY, os.SCHED_BATCH)
@@ -90,6 +94,7 @@ class LockstepSession:
         s = self._context.socket(zmq.REQ)
         s.setsockopt(zmq.LINGER, 0)
         s.connect(endpoint)
+        self._sockets.append(s)
         return s
 
     def _receive(self, sock: zmq.Socket, process: str) -> list[bytes]:
@@ -109,10 +114,11 @@ class LockstepSession:
         return self._reply_of_server()
 
     def _reply_of_server(self) -> dict:
+        reply = self._receive(self._control, "server")[0]
         try:
-            return protocol.decode_control(self._receive(self._control, "server")[0])
+            return protocol.decode_control(reply)
         except EngineError as e:
-            raise EngineError(f"{e}\n{self._processes.log_tail('server')}") from None
+            raise EngineError(self._processes.server_error(str(e))) from None
         except AgentTimeoutError as e:
             raise TimeoutError(f"{e}:\n{self._processes.log_tail(e.agent)}") from None
 
@@ -207,5 +213,11 @@ class LockstepSession:
         if self._context is None:
             return
         self._processes.close()
-        self._context.destroy(linger=0)
+        self._finalizer()
         self._context = None
+
+
+def _close_zmq(context: zmq.Context, sockets: list[zmq.Socket]):
+    for s in sockets:
+        s.close(linger=0)
+    context.term()

@@ -3,7 +3,8 @@
 The shipped tasks live in mods/<task>/; a user's task can live anywhere and
 is passed as task_dir. The manifest says what Python needs to know: agents
 allowed, episode length, the discrete action set, the frame size, world and
-client settings, and the size of the global state.
+client settings, the size of the global state, the task options it takes
+and the HUD parts its agents see.
 """
 
 from __future__ import annotations
@@ -14,6 +15,15 @@ from pathlib import Path
 
 from .protocol import KEYS, key_bits
 from .resources import MODS
+
+BRIDGE_MOD_NAME = "craftium_ma"
+
+#: Luanti's HUD parts a manifest's `hud` list may switch on for the agents
+#: (chat, minimap and debug text are never drawn for agents).
+HUD_PARTS = ("hotbar", "healthbar", "breathbar", "crosshair", "wielditem")
+#: What agents see when the manifest says nothing: the world, the crosshair and
+#: the wielded item; no hotbar or bars, which cover most of a small frame.
+DEFAULT_HUD = ("crosshair", "wielditem")
 
 
 class TaskError(ValueError):
@@ -48,6 +58,9 @@ class Task:
     client_settings: dict[str, str] = field(default_factory=dict)
     options: dict = field(default_factory=dict)  # defaults of task_options
     world_template: Path | None = None  # a world folder every env starts from (manifest: world =)
+    options_without_default: tuple[str, ...] = ()  # task_options that have no default
+    hud: tuple[str, ...] = DEFAULT_HUD  # HUD_PARTS the agents see
+    nametags: bool = False  # whether agents see each other's name tags
 
     @property
     def env_id(self) -> str:
@@ -55,6 +68,20 @@ class Task:
 
     def state_size(self, num_agents: int) -> int:
         return self.state_shared + self.state_per_agent * num_agents
+
+    def declared_options(self) -> list[str]:
+        return sorted({*self.options, *self.options_without_default})
+
+    def undeclared_options(self, options: dict, where: str) -> str | None:
+        """What to say of keys of `options` that the manifest does not declare, or None."""
+        if not isinstance(options, dict):
+            raise TypeError(f"{where} must be a dict, got {type(options).__name__}")
+        unknown = sorted(set(options) - set(self.declared_options()), key=str)
+        if not unknown:
+            return None
+        return (f"{where}: task {self.id!r} takes no option {', '.join(map(repr, unknown))}; "
+                f"its options are: {', '.join(self.declared_options()) or 'none'} "
+                f"(declared in {self.directory / 'task.toml'})")
 
 
 def load_task(directory: str | Path) -> Task:
@@ -80,6 +107,16 @@ def load_task(directory: str | Path) -> Task:
         world = (directory / m["world"]).resolve() if "world" in m else None
         if world and not (world / "world.mt").is_file():
             raise TaskError(f"{manifest}: world {m['world']!r} is not a world template (no world.mt in {world})")
+        hud = tuple(m.get("hud", DEFAULT_HUD))
+        unknown = sorted(set(hud) - set(HUD_PARTS))
+        if unknown:
+            raise TaskError(f"{manifest}: hud holds unknown parts {unknown}; "
+                            f"the parts are {', '.join(HUD_PARTS)}")
+        if not isinstance(m.get("nametags", False), bool):
+            raise TaskError(f"{manifest}: nametags must be true or false")
+        if mod.name == BRIDGE_MOD_NAME:
+            raise TaskError(f"{mod}: a task's mod cannot be called {BRIDGE_MOD_NAME!r}, "
+                            "the name of the bridge mod")
         return Task(
             id=m["id"], version=int(m.get("version", 0)), directory=directory, mod=mod,
             description=m.get("description", ""), kind=m.get("kind", ""),
@@ -91,7 +128,9 @@ def load_task(directory: str | Path) -> Task:
             state_per_agent=int(m.get("state", {}).get("per_agent", 0)),
             server_settings={k: str(v) for k, v in m.get("server", {}).items()},
             client_settings={k: str(v) for k, v in m.get("client", {}).items()},
-            options=dict(m.get("options", {})), world_template=world)
+            options=dict(m.get("options", {})), world_template=world,
+            options_without_default=tuple(m.get("options_without_default", ())),
+            hud=hud, nametags=m.get("nametags", False))
     except (KeyError, TypeError, tomllib.TOMLDecodeError) as e:
         raise TaskError(f"{manifest}: malformed manifest ({e!r})") from None
 

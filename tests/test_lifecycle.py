@@ -234,3 +234,39 @@ def test_after_a_lua_error_in_a_hook_the_next_reset_restarts_the_world(tmp_path,
         assert_restarts(env, f"the {hook} hook failed")
     finally:
         env.close()
+
+
+def test_step_after_close_says_so_and_reset_starts_the_env_again():
+    import craftium_ma
+    env = craftium_ma.parallel_env("small_room", num_agents=1)
+    try:
+        env.reset(seed=0)
+        env.close()
+        with pytest.raises(RuntimeError, match=r"^step\(\) after close\(\): the env is closed; "
+                                               r"reset\(\) starts it again"):
+            env.step({"agent_0": 0})
+        obs, _ = env.reset(seed=0)
+        assert obs["agent_0"].shape == (64, 64, 3) and set(env.engine_pids()) == {"server", "agent_0"}
+    finally:
+        env.close()
+
+
+DROPPED_ENV = """
+import gc
+import craftium_ma
+env = craftium_ma.parallel_env("small_room", num_agents=2)
+env.reset(seed=0)
+env.step({"agent_0": 1, "agent_1": 0})
+directory = env._session.directory
+del env
+gc.collect()
+assert not directory.exists()
+print("dropped", flush=True)
+"""
+
+
+def test_an_env_dropped_without_close_closes_its_sockets_and_context():
+    out = subprocess.run([sys.executable, "-X", "dev", "-W", "error::ResourceWarning", "-c",
+                          DROPPED_ENV], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and out.stdout == "dropped\n", out.stderr
+    assert "ResourceWarning" not in out.stderr and "Unclosed" not in out.stderr, out.stderr

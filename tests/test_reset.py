@@ -32,7 +32,8 @@ def episode(env, seed, steps=None, options=None, policy=None):
 
 def other_options(task):
     """Task options that change the world, for a history episode."""
-    return {"layout": "test"} if "layout" in shipped_tasks()[task].options else {"size": 6}
+    declared = shipped_tasks()[task].declared_options()
+    return {"layout": "test"} if "layout" in declared else {"size": 6} if "size" in declared else {}
 
 
 def history(env, task):

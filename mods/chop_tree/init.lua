@@ -95,7 +95,6 @@ craftium_ma.register_on_reset(function(seed, options)
 			craftium_ma.spawn(player, {x = free[k].x, y = 0.5, z = free[k].z}, rng:next(0, 359))
 		end
 		craftium_ma.give(player, {"default:axe_steel"})
-		player:hud_set_flags({breathbar = false})
 	end
 end)
 

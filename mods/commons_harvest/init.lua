@@ -156,10 +156,6 @@ craftium_ma.register_on_reset(function(seed, options)
 	for i, player in ipairs(craftium_ma.agent_players()) do
 		local p = places[i]
 		craftium_ma.spawn(player, {x = p.x, y = 0.5, z = p.z}, p.yaw, PITCH)
-		-- at 64 x 64 the hotbar and name tags would cover much of the frame
-		player:hud_set_flags({hotbar = false, healthbar = false, breathbar = false})
-		player:set_nametag_attributes({color = {a = 0, r = 0, g = 0, b = 0},
-			bgcolor = {a = 0, r = 0, g = 0, b = 0}})
 		harvest[player:get_player_name()] = 0
 	end
 end)

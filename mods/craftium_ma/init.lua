@@ -21,6 +21,7 @@ local allow_spectators = core.settings:get_bool("craftium_ma_allow_spectators", 
 local results = {}    -- name -> this step's {reward, terminated, truncated, info}
 local state = {}      -- the global state vector, see craftium_ma.set_state
 local options = {}    -- task options passed from Python at reset
+local episode_started = false  -- a reset has run: options, seed and rng are the episode's
 local seed = 0
 local rng = PcgRandom(0)  -- the episode's random numbers, seeded at reset
 local steps = 0           -- env steps since the reset
@@ -45,7 +46,8 @@ local function result_of(player, level)
 	end
 	local result = results[name]
 	if not result then
-		error("craftium_ma: unknown agent '" .. tostring(name) .. "'", level + 1)
+		error("craftium_ma: unknown agent '" .. tostring(name) .. "'; the agents are " ..
+			table.concat(agents, ", "), level + 1)
 	end
 	return result
 end
@@ -62,12 +64,30 @@ function craftium_ma.is_agent(player)
 	return results[name] ~= nil
 end
 
+-- Errors in the API blame the task's line that called it (error level 3:
+-- the caller of the API function that called this check).
+local function check_reward(fn, reward)
+	if type(reward) ~= "number" or reward ~= reward then
+		error("craftium_ma." .. fn .. ": the reward must be a number, got " ..
+			(reward ~= reward and "nan" or type(reward) .. " " .. tostring(reward)), 3)
+	end
+end
+
+local function check_function(fn, value)
+	if type(value) ~= "function" then
+		error("craftium_ma." .. fn .. ": give a function, got " .. type(value), 3)
+	end
+end
+
 function craftium_ma.set_reward(player, reward)
-	result_of(player, 2).reward = reward
+	local result = result_of(player, 2)
+	check_reward("set_reward", reward)
+	result.reward = reward
 end
 
 function craftium_ma.add_reward(player, reward)
 	local result = result_of(player, 2)
+	check_reward("add_reward", reward)
 	result.reward = result.reward + reward
 end
 
@@ -90,21 +110,31 @@ end
 --- infos[agent][key] = value: a number, string, boolean or flat array of numbers.
 function craftium_ma.set_info(player, key, value)
 	local result = result_of(player, 2)
+	if type(key) ~= "string" then
+		error("craftium_ma.set_info: the key must be a string, got " .. type(key), 2)
+	end
 	local kind = type(value)
 	if kind == "table" then
 		for i, v in pairs(value) do
 			if type(i) ~= "number" or type(v) ~= "number" then
-				error("craftium_ma.set_info: '" .. key .. "' must be a flat array of numbers", 2)
+				error("craftium_ma.set_info: '" .. key .. "' must be a flat array of numbers, " ..
+					"got a table with the " .. type(i) .. " key " .. tostring(i) .. " holding a " ..
+					type(v), 2)
 			end
 		end
 	elseif kind ~= "number" and kind ~= "string" and kind ~= "boolean" then
-		error("craftium_ma.set_info: '" .. key .. "' cannot be a " .. kind, 2)
+		error("craftium_ma.set_info: '" .. key .. "' must be a number, string, boolean or " ..
+			"flat array of numbers, got " .. kind, 2)
 	end
 	result.info[key] = value
 end
 
 --- The global state vector returned by env.state() (a flat array of numbers).
 function craftium_ma.set_state(vector)
+	if type(vector) ~= "table" then
+		error("craftium_ma.set_state: the state must be a flat array of numbers, got " ..
+			type(vector), 2)
+	end
 	state = vector
 end
 
@@ -136,8 +166,13 @@ local function compute_state()
 	state = s
 end
 
---- The options that Python passed (task_options), as a table.
+--- The options that Python passed (task_options), as a table; known from the
+--- first reset on, so not at load time.
 function craftium_ma.options()
+	if not episode_started then
+		error("craftium_ma.options() at load time: the options are known from the first " ..
+			"reset on; call it in a register_on_reset or register_on_step function", 2)
+	end
 	return options
 end
 
@@ -162,11 +197,13 @@ end
 
 --- fn(seed, options) runs at every reset, in registration order.
 function craftium_ma.register_on_reset(fn)
+	check_function("register_on_reset", fn)
 	reset_callbacks[#reset_callbacks + 1] = fn
 end
 
 --- fn(dtime) runs once per env step, after the server's tick.
 function craftium_ma.register_on_step(fn)
+	check_function("register_on_step", fn)
 	step_callbacks[#step_callbacks + 1] = fn
 end
 
@@ -212,9 +249,36 @@ core.register_on_mods_loaded(function()
 	end)
 end)
 
+-- The HUD parts the manifest switches on (task.toml's hud, nametags); every
+-- other part is off. Applied at every reset, before the task's reset hooks.
+local HUD_PARTS = {"hotbar", "healthbar", "breathbar", "crosshair", "wielditem"}
+local hud_setting = core.settings:get("craftium_ma_hud")
+local show_nametags = core.settings:get_bool("craftium_ma_nametags", true)
+
+local function apply_hud()
+	if not hud_setting then
+		return  -- a session without a manifest (the engine tests): Luanti's defaults
+	end
+	local flags = {}
+	for _, part in ipairs(HUD_PARTS) do
+		flags[part] = false
+	end
+	for part in hud_setting:gmatch("[^,]+") do
+		flags[part] = true
+	end
+	for _, player in ipairs(craftium_ma.agent_players()) do
+		player:hud_set_flags(flags)
+		if not show_nametags then
+			player:set_nametag_attributes({color = {a = 0, r = 0, g = 0, b = 0},
+				bgcolor = {a = 0, r = 0, g = 0, b = 0}})
+		end
+	end
+end
+
 -- A reset first clears what the last episode left (episode.lua): objects,
 -- the agents' player state, the areas, Lua's math.random.
 local function run_reset(request)
+	episode_started = true
 	seed = request.seed or 0
 	options = request.options or {}
 	max_cycles = request.max_cycles
@@ -229,6 +293,7 @@ local function run_reset(request)
 	for _, area in ipairs(areas) do
 		episode.restore(area)
 	end
+	apply_hud()
 	for _, fn in ipairs(reset_callbacks) do
 		fn(seed, options)
 	end

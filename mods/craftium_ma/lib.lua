@@ -25,6 +25,11 @@ end
 --- (degrees, down positive), with full health and breath.
 function craftium_ma.spawn(player, pos, yaw, pitch)
 	player = player_of(player)
+	if type(pos) ~= "table" or type(pos.x) ~= "number" or type(pos.y) ~= "number" or
+			type(pos.z) ~= "number" then
+		error("craftium_ma.spawn: pos must be a position {x = ..., y = ..., z = ...}, got " ..
+			(type(pos) == "table" and "a table without numbers x, y, z" or type(pos)), 2)
+	end
 	player:set_pos(pos)
 	player:set_look_horizontal(math.rad(yaw or 0))
 	player:set_look_vertical(math.rad(pitch or 0))
@@ -33,11 +38,22 @@ function craftium_ma.spawn(player, pos, yaw, pitch)
 end
 
 --- Pick a distinct random node position for each agent inside minp..maxp (at
---- minp.y), from the episode's random numbers.
-function craftium_ma.random_positions(minp, maxp, count)
+--- minp.y), from the episode's random numbers, none at an x, z of the optional
+--- list `avoid` (positions such as a goal's and its neighbours').
+function craftium_ma.random_positions(minp, maxp, count, avoid)
 	local rng, taken, out = craftium_ma.rng(), {}, {}
 	local free = (maxp.x - minp.x + 1) * (maxp.z - minp.z + 1)
-	assert(count <= free, "craftium_ma.random_positions: more agents than places")
+	for _, p in ipairs(avoid or {}) do
+		local key = p.x .. "," .. p.z
+		if not taken[key] and p.x >= minp.x and p.x <= maxp.x and p.z >= minp.z and p.z <= maxp.z then
+			free = free - 1
+		end
+		taken[key] = true
+	end
+	if count > free then
+		error("craftium_ma.random_positions: " .. count .. " positions asked for, " .. free ..
+			" free", 2)
+	end
 	while #out < count do
 		local p = {x = rng:next(minp.x, maxp.x), y = minp.y, z = rng:next(minp.z, maxp.z)}
 		local key = p.x .. "," .. p.z
@@ -106,6 +122,9 @@ end
 function craftium_ma.add_team_reward(team, r)
 	if not teams[team] then
 		error("craftium_ma.add_team_reward: unknown team '" .. tostring(team) .. "'", 2)
+	end
+	if type(r) ~= "number" then
+		error("craftium_ma.add_team_reward: the reward must be a number, got " .. type(r), 2)
 	end
 	for _, name in ipairs(teams[team]) do
 		craftium_ma.add_reward(name, r)

@@ -50,9 +50,6 @@ craftium_ma.register_on_reset(function(seed, options)
 		end
 		craftium_ma.spawn(player, pos, yaw)
 		craftium_ma.give(player, {"default:sword_steel"})
-		player:hud_set_flags({hotbar = false, breathbar = false})
-		-- a name tag would cover much of a small frame
-		player:set_nametag_attributes({color = {a = 0, r = 255, g = 255, b = 255}})
 	end
 end)
 

@@ -94,9 +94,6 @@ craftium_ma.register_on_reset(function(seed, options)
 			spots[i], spots[k] = spots[k], spots[i]
 			craftium_ma.spawn(player, spots[i], rng:next(0, 359))
 		end
-		player:hud_set_flags({hotbar = false, healthbar = false, breathbar = false})
-		-- a name tag would cover much of a small frame
-		player:set_nametag_attributes({color = {a = 0, r = 255, g = 255, b = 255}})
 	end
 end)
 

@@ -34,10 +34,6 @@ craftium_ma.register_on_reset(function(seed, options)
 		#craftium_ma.agents())
 	for i, player in ipairs(craftium_ma.agent_players()) do
 		craftium_ma.spawn(player, spots[i], rng:next(-60, 60))
-		-- at agent frame sizes the hotbar, bars and name tags would cover the view
-		player:hud_set_flags({hotbar = false, healthbar = false, breathbar = false})
-		player:set_nametag_attributes({color = {a = 0, r = 0, g = 0, b = 0},
-			bgcolor = {a = 0, r = 0, g = 0, b = 0}})
 	end
 end)
 

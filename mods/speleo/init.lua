@@ -92,9 +92,6 @@ craftium_ma.register_on_reset(function(seed, options)
 		else
 			craftium_ma.spawn(player, spots[i], rng:next(0, 359))
 		end
-		-- nothing to hold, no damage to take: keep the view clear
-		player:hud_set_flags({hotbar = false, healthbar = false, breathbar = false,
-			wielditem = false})
 	end
 end)
 

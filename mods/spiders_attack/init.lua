@@ -191,10 +191,6 @@ craftium_ma.register_on_reset(function(seed, options)
 		end
 		craftium_ma.spawn(player, places[i], yaw, PITCH)
 		craftium_ma.give(player, {"default:sword_steel"})
-		-- at 64 x 64 the hotbar, hearts and name tags would cover much of the frame
-		player:hud_set_flags({hotbar = false, healthbar = false, breathbar = false})
-		player:set_nametag_attributes({color = {a = 0, r = 0, g = 0, b = 0},
-			bgcolor = {a = 0, r = 0, g = 0, b = 0}})
 		kills[player:get_player_name()] = 0
 	end
 	if test then
