@@ -1,8 +1,6 @@
 """Bad input caught in Python before any engine starts: arguments, manifests,
 task options, new-task names, and the rewriting of Lua error messages."""
 
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -141,15 +139,6 @@ def test_new_task_refuses_an_existing_folder(tmp_path):
     new_task("again", tmp_path)
     with pytest.raises(FileExistsError, match=r"again exists already"):
         new_task("again", tmp_path)
-
-
-@pytest.mark.parametrize("name", ["again", "craftium_ma", "Bad"])
-def test_the_command_line_prints_one_line_and_exits_2(tmp_path, name):
-    new_task("again", tmp_path)
-    out = subprocess.run([sys.executable, "-m", "craftium_ma", "new-task", name, "--dir",
-                          str(tmp_path)], capture_output=True, text=True)
-    assert out.returncode == 2 and out.stdout == ""
-    assert out.stderr.count("\n") == 1 and out.stderr.startswith("new-task: ")
 
 
 def test_the_scaffold_is_written_for_its_name(tmp_path):

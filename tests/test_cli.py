@@ -17,6 +17,8 @@ def test_new_task_refuses_a_bad_or_taken_name_in_one_line(tmp_path):
     assert craftium_ma("new-task", "taken", "--dir", tmp_path).returncode == 0
     taken = craftium_ma("new-task", "taken", "--dir", tmp_path)
     assert taken.returncode == 2 and "exists" in taken.stderr and taken.stderr.count("\n") == 1
+    bridge = craftium_ma("new-task", "craftium_ma", "--dir", tmp_path)
+    assert bridge.returncode == 2 and "bridge mod" in bridge.stderr and bridge.stderr.count("\n") == 1
 
 
 def test_without_an_engine_build_doctor_and_engine_path_say_how_to_build(tmp_path):

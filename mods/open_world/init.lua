@@ -173,23 +173,7 @@ local function survey()
 	vm:write_to_map(false)
 end
 
--- The bridge restores nodes, not their light: a dug shaft or a felled trunk let light in.
--- Keep the generated light and write it back at every reset, so that every episode
--- starts in the light the first one had.
-local light
-
-local function survey_and_keep_light()
-	survey()
-	light = core.get_voxel_manip(WALL_MINP, WALL_MAXP):get_light_data()
-end
-
-local function restore_light()
-	local vm = core.get_voxel_manip(WALL_MINP, WALL_MAXP)
-	vm:set_light_data(light)
-	vm:write_to_map(false)
-end
-
-craftium_ma.register_area(WALL_MINP, WALL_MAXP, survey_and_keep_light)
+craftium_ma.register_area(WALL_MINP, WALL_MAXP, survey)
 
 craftium_ma.register_state(nil,
 	function(player)
@@ -207,7 +191,6 @@ local function report_collected()
 end
 
 craftium_ma.register_on_reset(function(seed, options)
-	restore_light()
 	local rng = craftium_ma.rng()
 	core.set_timeofday(0.5)
 	local taken = {}
@@ -227,10 +210,6 @@ craftium_ma.register_on_reset(function(seed, options)
 		taken[k] = true
 		craftium_ma.spawn(player, {x = cells[k].x, y = cells[k].y + 0.5, z = cells[k].z}, yaw, pitch)
 		craftium_ma.give(player, {TOOL})
-		-- no wielded tool: its swing would carry over a reset into the next frames
-		player:hud_set_flags({hotbar = false, healthbar = false, breathbar = false, wielditem = false})
-		-- a plain sky: the regular one dims under a canopy by how much sky the client
-		-- sees along directions it draws at random, once per process
 		player:set_sky({type = "plain", base_color = "#8cbafa", clouds = false})
 		collected[player:get_player_name()] = {wood = 0, stone = 0}
 	end
