@@ -205,7 +205,8 @@ class EngineProcesses:
             settings = {
                 **CLIENT_DEFAULTS, **cfg.client_settings,
                 "screen_w": str(width), "screen_h": str(height),
-                # the HUD is sized in pixels; scale it to the small frame
+                # the HUD is sized in pixels; scale it to the small frame (patch 0012
+                # lets it go below Luanti's 0.5)
                 "hud_scaling": f"{min(width, height) / 600:.3f}",
             }
             if not random_input:
