@@ -104,6 +104,11 @@ def _conf(settings: dict[str, str]) -> str:
     return "".join(f"{k} = {v}\n" for k, v in settings.items())
 
 
+def process_title(name: str) -> str:
+    """How messages name an engine process: "server", or "client of agent_1"."""
+    return "server" if name == "server" else f"client of {name}"
+
+
 def _free_udp_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
         s.bind(("127.0.0.1", 0))
@@ -292,8 +297,8 @@ class EngineProcesses:
                     raise EngineError(f"{lua_error}\n(the Luanti server stopped on this Lua "
                                       "error)")
             if code is not None:
-                raise EngineError(f"the Luanti {'server' if name == 'server' else 'client of ' + name}"
-                                  f" exited with code {code}:\n{self.log_tail(name)}")
+                raise EngineError(f"the Luanti {process_title(name)} exited with code {code}:\n"
+                                  f"{self.log_tail(name)}")
 
     def close(self):
         self._finalizer()

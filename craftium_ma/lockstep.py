@@ -24,7 +24,7 @@ import zmq
 
 from . import protocol
 from .build import find_engine
-from .launcher import EngineProcesses, LaunchConfig
+from .launcher import EngineProcesses, LaunchConfig, process_title
 from .protocol import AgentTimeoutError, EngineError, Observation
 
 POLL_SLICE_MS = 100
@@ -104,8 +104,8 @@ class LockstepSession:
         while not sock.poll(POLL_SLICE_MS):
             self._processes.check_alive()
             if time.monotonic() > deadline:
-                what = "the server" if process == "server" else f"the client of {process}"
-                raise TimeoutError(f"no answer from {what} within {self.config.timeout:.0f} s:\n"
+                raise TimeoutError(f"no answer from the {process_title(process)} within "
+                                   f"{self.config.timeout:.0f} s:\n"
                                    f"{self._processes.log_tail(process)}")
         return sock.recv_multipart()
 
