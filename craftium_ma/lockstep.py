@@ -166,15 +166,20 @@ class LockstepSession:
             self._agents[agent].send(protocol.encode_request(protocol.OBSERVE, self.step_count))
         self._gather(agents)
         # Zero-time steps until the world is ready (the task area generated, the
-        # map in range sent and meshed); at least one, so that the look direction
-        # set by the reset reaches the camera before the frame.
+        # map in range sent and meshed, the last episode's other blocks dropped);
+        # at least one, so that the look direction set by the reset reaches the
+        # camera before the frame.
         deadline = time.monotonic() + self.config.timeout
+        self._map_sent = blocks_dropped = False
         while True:
-            observations, tick = self.step({a: NOOP for a in agents}, frames=0)
+            drop = self._map_sent and not blocks_dropped
+            observations, tick = self.step({a: NOOP for a in agents}, frames=0,
+                                           flags=protocol.DROP_UNSENT_BLOCKS if drop else 0)
+            blocks_dropped |= drop
             if result.get("loading") and not tick.get("loading"):
                 result = tick  # the reset waited for the task area and ran in this tick
             if (all(o.ready for o in observations.values()) and not result.get("loading")
-                    and self._map_sent):
+                    and self._map_sent and blocks_dropped):
                 break
             if time.monotonic() > deadline:
                 slow = [a for a, o in observations.items() if not o.ready] or ["the task area"]
@@ -183,14 +188,15 @@ class LockstepSession:
         return observations, dict(result, state=tick.get("state"))
 
     @_breaks_on_failure
-    def step(self, actions: dict[str, AgentAction], frames: int | None = None):
+    def step(self, actions: dict[str, AgentAction], frames: int | None = None, flags: int = 0):
         """One lock-step: every agent in `actions` acts, the server ticks once.
         A zero-time step (a reset's) is always strict: its frame shows what the
         reset loaded.
 
         Returns (observations, lua_results)."""
         frames = self.frameskip if frames is None else frames
-        flags = protocol.PIPELINED if self.pipelined and frames > 0 else 0
+        if self.pipelined and frames > 0:
+            flags |= protocol.PIPELINED
         self.step_count += 1
         for agent, a in actions.items():
             self._agents[agent].send(protocol.encode_request(

@@ -27,6 +27,9 @@ KEY_BITS = {name: 1 << i for i, name in enumerate(KEYS)}
 
 ACT, OBSERVE, QUIT = 1, 2, 3
 PIPELINED = 1  # request flag: draw the frame while the server ticks
+# request flag of a reset's zero-time step: the server has sent the episode's map,
+# drop the last episode's blocks it did not send again (docs/engine.md)
+DROP_UNSENT_BLOCKS = 2
 _REQUEST = struct.Struct("<4sHHIIHHff")
 _HEADER = struct.Struct("<4sHHIHHfffffHH")
 _READY, _DEAD = 1, 2
