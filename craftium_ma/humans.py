@@ -8,6 +8,7 @@ of the engine processes; env.human_login(name) says how to connect.
 from __future__ import annotations
 
 import ipaddress
+import numbers
 import os
 import re
 import socket
@@ -29,10 +30,10 @@ def human_names(humans) -> list[str]:
     human_0 .. human_{N-1}; None is no humans."""
     if humans is None:
         return []
-    if isinstance(humans, bool) or not isinstance(humans, (int, list, tuple)):
+    if isinstance(humans, bool) or not isinstance(humans, (numbers.Integral, list, tuple)):
         raise TypeError(f"humans must be a list of player names or a count, got "
                         f"{type(humans).__name__} {humans!r}")
-    if isinstance(humans, int):
+    if isinstance(humans, numbers.Integral):
         if humans < 0:
             raise ValueError(f"humans={humans!r}: the count of humans cannot be negative")
         return [f"human_{i}" for i in range(humans)]

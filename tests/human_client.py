@@ -73,7 +73,13 @@ class HumanClient:
         return self.log_text()
 
     def close(self):
-        """Stop the client (the join command and the engine it started)."""
-        if self.process.poll() is None:
+        """Stop the client (the join command and the engine it started): the engine quits
+        as on closing its window, so the server sees it leave at once."""
+        if self.process.poll() is not None:
+            return
+        os.killpg(self.process.pid, signal.SIGTERM)
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
             os.killpg(self.process.pid, signal.SIGKILL)
-        self.process.wait(timeout=10)
+            self.process.wait(timeout=10)

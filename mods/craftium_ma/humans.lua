@@ -2,15 +2,10 @@
 -- Loaded by init.lua, which asks it for the humans' passwords at login and
 -- passes it each tick's request; the tick result's "world" part comes from here.
 
+local read_logins = ...
 local humans = {}
 
-local names = {}      -- the configured humans, in order
-local passwords = {}  -- name -> password
-for entry in (core.settings:get("craftium_ma_humans") or ""):gmatch("[^,]+") do
-	local name, password = entry:match("^([^:]+):(.*)$")
-	names[#names + 1] = name
-	passwords[name] = password
-end
+local names, passwords = read_logins("craftium_ma_humans")  -- the env's humans, in order
 
 local scores = {}  -- name -> the episode's score (craftium_ma.add_human_reward)
 local last = {}    -- name -> last known {position, yaw, hp}, kept after it left

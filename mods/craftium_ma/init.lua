@@ -10,13 +10,19 @@
 
 craftium_ma = {}
 
-local agents = {}     -- agent names, in order
-local passwords = {}  -- name -> password
-for entry in (core.settings:get("craftium_ma_agents") or ""):gmatch("[^,]+") do
-	local name, password = entry:match("^([^:]+):(.*)$")
-	agents[#agents + 1] = name
-	passwords[name] = password
+-- Players the launcher made accounts for: the setting holds name:password,...;
+-- returns the names in order and a name -> password table.
+local function read_logins(setting)
+	local names, passwords = {}, {}
+	for entry in (core.settings:get(setting) or ""):gmatch("[^,]+") do
+		local name, password = entry:match("^([^:]+):(.*)$")
+		names[#names + 1] = name
+		passwords[name] = password
+	end
+	return names, passwords
 end
+
+local agents, passwords = read_logins("craftium_ma_agents")  -- agent names in order; passwords
 local allow_spectators = core.settings:get_bool("craftium_ma_allow_spectators", false)
 
 local results = {}    -- name -> this step's {reward, terminated, truncated, info}
@@ -312,7 +318,7 @@ local function reset_when_loaded()
 end
 
 dofile(core.get_modpath("craftium_ma") .. "/lib.lua")
-humans = dofile(core.get_modpath("craftium_ma") .. "/humans.lua")
+humans = assert(loadfile(core.get_modpath("craftium_ma") .. "/humans.lua"))(read_logins)
 
 core.craftium_ma_reset = function(step, _, request_json)
 	pending_reset = core.parse_json(request_json) or {}

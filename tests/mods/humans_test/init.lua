@@ -6,36 +6,36 @@ local WALL = "default:stone"
 local MIDDLE = {x = 6.5, y = 0.5, z = 8}
 local pinned = false  -- reset option pin_humans: humans stand still in front of agent_0
 
-craftium_ma.register_area({x = 0, y = 0, z = 0}, {x = SIZE + 1, y = 4, z = SIZE + 1})
-
-local function build_room()
+-- built once; every reset restores it
+craftium_ma.register_area({x = 0, y = 0, z = 0}, {x = SIZE + 1, y = 4, z = SIZE + 1}, function()
+	local stone = {}
 	for x = 0, SIZE + 1 do
 		for z = 0, SIZE + 1 do
 			local wall = x == 0 or x == SIZE + 1 or z == 0 or z == SIZE + 1
-			core.set_node({x = x, y = 0, z = z}, {name = WALL})
-			for y = 1, 3 do
-				core.set_node({x = x, y = y, z = z}, {name = wall and WALL or "air"})
+			for y = 0, wall and 3 or 0 do
+				stone[#stone + 1] = {x = x, y = y, z = z}
 			end
 		end
 	end
-end
+	core.bulk_set_node(stone, {name = WALL})
+end)
 
 -- the tests look for the human's body: no name tag above it
 local function place_human(player)
 	player:set_nametag_attributes({color = {a = 0, r = 0, g = 0, b = 0},
 		bgcolor = {a = 0, r = 0, g = 0, b = 0}})
+	-- physics first: the client gets them before the move
 	if pinned then
-		player:set_pos({x = 6.5, y = 0.5, z = 4.5})
 		player:set_physics_override({speed = 0, jump = 0})
+		player:set_pos({x = 6.5, y = 0.5, z = 4.5})
 	else
-		player:set_pos(MIDDLE)
 		player:set_physics_override({speed = 1, jump = 1})
+		player:set_pos(MIDDLE)
 	end
 end
 
 craftium_ma.register_on_reset(function(seed, options)
 	core.set_timeofday(0.5)
-	build_room()
 	pinned = options.pin_humans == true
 	local players = craftium_ma.agent_players()
 	craftium_ma.spawn(players[1], {x = 6.5, y = 0.5, z = 2}, 0)
