@@ -54,9 +54,11 @@ core.register_on_joinplayer(function(player)
 end)
 
 craftium_ma.register_on_step(function()
-	for _, name in ipairs(craftium_ma.humans()) do
-		craftium_ma.add_human_reward(name, 1)
-	end
+	-- agent_1 and the humans in the game are a team that gets 1 a step
+	local crew = craftium_ma.humans()
+	table.insert(crew, 1, craftium_ma.agents()[2])
+	craftium_ma.set_teams({crew = crew})
+	craftium_ma.add_team_reward("crew", 1)
 	-- what the server granted the humans, for the tests
 	local privs = {}
 	for _, name in ipairs(craftium_ma.humans()) do
