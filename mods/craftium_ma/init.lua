@@ -3,19 +3,26 @@
 --
 -- The patched server calls two hooks on this mod:
 --   core.craftium_ma_reset(step, 0, request_json)  at every env reset
---   core.craftium_ma_tick(step, dtime)             after every server tick;
+--   core.craftium_ma_tick(step, dtime, request_json)  after every server tick;
 --                                                  returns the step's results
+--                                                  (request: patch 0017)
 -- Rewards accumulate within a step and are cleared once reported.
 
 craftium_ma = {}
 
-local agents = {}     -- agent names, in order
-local passwords = {}  -- name -> password
-for entry in (core.settings:get("craftium_ma_agents") or ""):gmatch("[^,]+") do
-	local name, password = entry:match("^([^:]+):(.*)$")
-	agents[#agents + 1] = name
-	passwords[name] = password
+-- Players the launcher made accounts for: the setting holds name:password,...;
+-- returns the names in order and a name -> password table.
+local function read_logins(setting)
+	local names, passwords = {}, {}
+	for entry in (core.settings:get(setting) or ""):gmatch("[^,]+") do
+		local name, password = entry:match("^([^:]+):(.*)$")
+		names[#names + 1] = name
+		passwords[name] = password
+	end
+	return names, passwords
 end
+
+local agents, passwords = read_logins("craftium_ma_agents")  -- agent names in order; passwords
 local allow_spectators = core.settings:get_bool("craftium_ma_allow_spectators", false)
 
 local results = {}    -- name -> this step's {reward, terminated, truncated, info}
@@ -31,6 +38,7 @@ local state_parts = nil  -- {shared, per_agent}, see craftium_ma.register_state
 local areas = {}              -- {minp, maxp, on_loaded, loaded}
 local pending_reset = nil     -- a reset that waits for the areas to load
 local episode = dofile(core.get_modpath("craftium_ma") .. "/episode.lua")
+local humans  -- humans.lua, loaded after the API it uses
 
 local function clear_results()
 	for _, name in ipairs(agents) do
@@ -286,6 +294,7 @@ local function run_reset(request)
 	rng = PcgRandom(seed)
 	math.randomseed(seed)
 	clear_results()
+	humans.reset()
 	episode.remove_objects()
 	for _, player in ipairs(craftium_ma.agent_players()) do
 		episode.reset_player(player)
@@ -309,13 +318,15 @@ local function reset_when_loaded()
 end
 
 dofile(core.get_modpath("craftium_ma") .. "/lib.lua")
+humans = assert(loadfile(core.get_modpath("craftium_ma") .. "/humans.lua"))(read_logins)
 
 core.craftium_ma_reset = function(step, _, request_json)
 	pending_reset = core.parse_json(request_json) or {}
 	reset_when_loaded()
 end
 
-core.craftium_ma_tick = function(step, dtime)
+core.craftium_ma_tick = function(step, dtime, request_json)
+	humans.say(request_json)
 	reset_when_loaded()
 	if dtime > 0 then
 		steps = steps + 1
@@ -330,19 +341,19 @@ core.craftium_ma_tick = function(step, dtime)
 		results[name].hp = player and player:get_hp() or 0
 	end
 	local out = core.write_json({step = step, agents = results, state = state,
-		loading = pending_reset ~= nil})
+		loading = pending_reset ~= nil, world = humans.news()})
 	clear_results()
 	return out
 end
 
--- Only the agents join, each with its password (unless spectators are
--- allowed). The agent's account is (re)written just before its login is
+-- Only the agents and the env's humans join, each with its password (unless
+-- spectators are allowed). The account is (re)written just before its login is
 -- checked, so the server authenticates it against the configured password.
 core.register_on_prejoinplayer(function(name)
-	local password = passwords[name]
+	local password = passwords[name] or humans.password(name)
 	if not password then
 		if not allow_spectators then
-			return "craftium-ma: only the configured agents may join this server"
+			return "craftium-ma: only the configured agents and humans may join this server"
 		end
 		return
 	end
@@ -352,5 +363,8 @@ core.register_on_prejoinplayer(function(name)
 		auth.set_password(name, hash)
 	else
 		auth.create_auth(name, hash)
+	end
+	if humans.password(name) then
+		humans.grant(name)
 	end
 end)
