@@ -1,0 +1,229 @@
+"""The live viewer in a real browser (Debian's headless Chromium driven by Selenium) over a
+real run, its HTTP API and token, and the `serve` command."""
+
+import json
+import re
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import numpy as np
+import pytest
+import uvicorn
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+
+import craftium_ma
+from craftium_ma.viewer import create_app
+
+ROOT = Path(__file__).resolve().parent.parent
+SCREENSHOT = ROOT / "docs" / "img" / "viewer.png"
+TOKEN = "test-token"
+
+
+def wait_for(condition, timeout=20.0, what="condition"):
+    deadline = time.monotonic() + timeout
+    while True:
+        value = condition()
+        if value:
+            return value
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.05)
+
+
+class Live:
+    """A runner over small_room with random actions, its viewer on a free port."""
+
+    def __init__(self):
+        self.env = craftium_ma.parallel_env("small_room", num_agents=2, obs_size=48,
+                                            max_cycles=30)
+        rng = np.random.default_rng(0)
+        self.infos = []  # (step count when acting, agent, info)
+
+        def policy(agent, observation, info):
+            self.infos.append((self.runner.step_count, agent, info))
+            return int(rng.integers(4))
+
+        self.runner = craftium_ma.Runner(self.env, policy, tick_rate=20, seed=0)
+        config = uvicorn.Config(create_app(self.runner, TOKEN), host="127.0.0.1", port=0,
+                                log_level="warning", ws="websockets-sansio")
+        self.server = uvicorn.Server(config)
+        self.threads = [threading.Thread(target=self.runner.run),
+                        threading.Thread(target=self.server.run)]
+        for t in self.threads:
+            t.start()
+        wait_for(lambda: self.server.started, what="the server")
+        port = self.server.servers[0].sockets[0].getsockname()[1]
+        self.base = f"http://127.0.0.1:{port}"
+
+    def close(self):
+        self.runner.stop()
+        self.server.should_exit = True
+        for t in self.threads:
+            t.join(timeout=30)
+        self.env.close()
+
+
+@pytest.fixture(scope="module")
+def live():
+    run = Live()
+    yield run
+    run.close()
+
+
+@pytest.fixture(scope="module")
+def browser(live):
+    options = webdriver.ChromeOptions()
+    options.binary_location = "/usr/bin/chromium"
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                 "--window-size=1280,900"):
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    driver.set_page_load_timeout(30)
+    driver.get(f"{live.base}/?token={TOKEN}")
+    yield driver
+    driver.quit()
+
+
+def request(url, body=None, token=TOKEN):
+    """(status, parsed JSON or text) of a GET, or of a POST when body is given."""
+    headers = {"Content-Type": "application/json"}
+    if token:
+        headers["X-Token"] = token
+    data = None if body is None else json.dumps(body).encode()
+    try:
+        with urllib.request.urlopen(urllib.request.Request(url, data, headers), timeout=30) as r:
+            return r.status, json.loads(r.read())
+    except urllib.error.HTTPError as e:
+        return e.code, e.read().decode()
+
+
+def page_step(browser) -> int:
+    return int(browser.find_element(By.ID, "step").text)
+
+
+def mosaic_pixels(browser) -> str:
+    return browser.execute_script("return document.getElementById('mosaic').toDataURL()")
+
+
+def test_the_page_loads_and_its_mosaic_changes_over_time(live, browser):
+    assert browser.title == "craftium-ma live viewer"
+    wait_for(lambda: browser.find_element(By.ID, "status").text == "running", what="running")
+    assert browser.find_element(By.ID, "task").text == "small_room"
+    shown = wait_for(lambda: browser.execute_script("return window.viewer.framesShown") > 0,
+                     what="a first frame")
+    first = mosaic_pixels(browser)
+    wait_for(lambda: mosaic_pixels(browser) != first, what="a new mosaic")
+    frames = browser.execute_script("return window.viewer.framesShown")
+    assert frames > shown
+    width, height = browser.execute_script(
+        "const c = document.getElementById('mosaic'); return [c.width, c.height]")
+    assert (width, height) == (2 * 48, 48)  # two agents side by side
+    names = browser.execute_script("return [...document.querySelectorAll('#agents tbody tr')]"
+                                   ".map((r) => r.cells[0].textContent)")
+    assert names == ["agent_0", "agent_1"]
+
+
+def test_pause_stops_the_step_counter_and_step_advances_it_by_one(live, browser):
+    browser.find_element(By.ID, "btn-pause").click()
+    wait_for(lambda: browser.find_element(By.ID, "status").text == "paused", what="paused")
+    paused_at = live.runner.step_count
+    wait_for(lambda: page_step(browser) == paused_at, what="the page's step")
+    time.sleep(1.0)
+    assert page_step(browser) == paused_at == live.runner.step_count
+    frames = browser.execute_script("return window.viewer.framesShown")
+
+    browser.find_element(By.ID, "btn-step").click()
+    wait_for(lambda: page_step(browser) == paused_at + 1, what="one step")
+    time.sleep(0.5)
+    assert page_step(browser) == paused_at + 1 == live.runner.step_count
+    assert browser.execute_script("return window.viewer.framesShown") == frames + 1
+    feed = browser.find_element(By.ID, "events").text
+    assert "paused step" in feed and "control step 1 (viewer)" in feed
+
+    browser.find_element(By.ID, "btn-resume").click()
+    wait_for(lambda: page_step(browser) > paused_at + 3, what="running again")
+
+
+def test_faster_and_slower_buttons_change_the_tick_rate(live, browser):
+    browser.find_element(By.ID, "btn-faster").click()
+    wait_for(lambda: live.runner.tick_rate == 40, what="faster")
+    wait_for(lambda: browser.find_element(By.ID, "tick-rate").text == "40 steps/s")
+    browser.find_element(By.ID, "btn-slower").click()
+    wait_for(lambda: live.runner.tick_rate == 20, what="slower")
+
+
+def test_the_api_needs_the_token(live):
+    assert request(f"{live.base}/api/state", token=None)[0] == 403
+    assert request(f"{live.base}/api/state", token="wrong")[0] == 403
+    assert request(f"{live.base}/?token=wrong", token=None)[0] == 403
+    step = live.runner.step_count
+    assert request(f"{live.base}/api/control/pause", {}, token=None)[0] == 403
+    assert request(f"{live.base}/api/chat", {"text": "hi"}, token=None)[0] == 403
+    assert not live.runner.paused and live.runner.step_count >= step
+    status, state = request(f"{live.base}/api/state")
+    assert status == 200 and state["status"] == "running"
+    assert set(state["agents"]) == {"agent_0", "agent_1"}
+    assert {"position", "yaw", "hp", "return"} <= set(state["agents"]["agent_0"])
+    assert len(state["task_state"]) == 2 + 3 * 2
+
+
+def test_the_control_api_steps_exactly_n_and_rejects_bad_requests(live):
+    status, state = request(f"{live.base}/api/control/pause", {})
+    assert status == 200 and state["status"] == "paused"
+    status, state = request(f"{live.base}/api/control/step", {"n": 5})
+    assert status == 200 and state["step"] == live.runner.step_count
+    assert request(f"{live.base}/api/state")[1]["step"] == state["step"]
+    before = state["step"]
+    status, state = request(f"{live.base}/api/control/step", {"n": 3})
+    assert state["step"] == before + 3
+    assert request(f"{live.base}/api/control/step", {"n": 0}) == \
+        (400, "n (the number of steps) must be a positive int, got 0")
+    assert request(f"{live.base}/api/control/jump", {})[0] == 404
+    assert request(f"{live.base}/api/chat", {"text": "hi", "to": "agent_9"})[0] == 400
+    assert request(f"{live.base}/api/control/resume", {})[1]["status"] == "running"
+
+
+def test_screenshot(live, browser):
+    wait_for(lambda: len(live.runner.snapshot().episode_returns) >= 3, timeout=30,
+             what="three episodes")
+    time.sleep(1.0)
+    SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
+    assert browser.save_screenshot(str(SCREENSHOT))
+    assert SCREENSHOT.stat().st_size > 10_000
+    assert browser.find_elements(By.CSS_SELECTOR, "#returns-plot polyline")
+
+
+def test_serve_prints_its_url_serves_with_the_token_and_logs_the_run(tmp_path):
+    log = tmp_path / "run.jsonl"
+    serve = subprocess.Popen(
+        [sys.executable, "-m", "craftium_ma", "serve", "small_room", "--port", "0",
+         "--num-agents", "1", "--obs-size", "16", "--tick-rate", "50", "--seed", "3",
+         "--log", str(log)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        cwd=ROOT)
+    try:
+        line = wait_for(serve.stdout.readline, timeout=120, what="serve's first line")
+        url = re.search(r"at (http://127\.0\.0\.1:\d+)/\?token=(\S+)", line)
+        assert url, line
+        base, token = url.groups()
+        wait_for(lambda: request(f"{base}/api/state", token=token)[0] == 200, what="the server")
+        assert request(f"{base}/api/state", token=None)[0] == 403
+        wait_for(lambda: request(f"{base}/api/state", token=token)[1]["step"] > 5)
+        assert request(f"{base}/api/control/stop", {}, token=token)[0] == 200
+        assert serve.wait(timeout=60) == 0
+        assert "the run ended: stopped" in serve.stdout.read()
+    finally:
+        if serve.poll() is None:
+            serve.kill()
+            serve.wait()
+    events = list(craftium_ma.replay(log))
+    assert events[0].type == "run_started" and events[0].data["tick_rate"] == 50
+    assert events[-1].type == "run_ended" and events[-1].data["reason"] == "stopped"
+    assert [e.seq for e in events] == list(range(len(events)))
+    steps = [e.data["step"] for e in events if e.type == "step"]
+    assert steps == list(range(1, len(steps) + 1)) and len(steps) > 5
