@@ -6,6 +6,8 @@
     craftium-ma list           the shipped tasks: agents, kind, one line of description
     craftium-ma new-task NAME  write a working task folder to edit
     craftium-ma serve TASK     run a task with a policy and watch it live in a web page
+    craftium-ma join --address A --port P --name N --password-file F [-- ENGINE_ARGS]
+                               join an env's world as a human, in a window of our engine
 """
 
 from __future__ import annotations
@@ -16,7 +18,8 @@ import signal
 import subprocess
 import sys
 
-from . import doctor
+from . import doctor, humans
+from .build import EngineNotBuiltError
 from .resources import BUILD_SCRIPT
 from .scaffold import new_task
 from .tasks import shipped_tasks
@@ -98,6 +101,15 @@ def serve(args) -> int:
     return 0 if reason in ("max_steps", "episodes", "stopped") else 1
 
 
+def join(args) -> int:
+    """Start our engine as an ordinary windowed client of an env's server."""
+    engine_args = args.engine_args[1:] if args.engine_args[:1] == ["--"] else args.engine_args
+    try:
+        return humans.join(args.address, args.port, args.name, args.password_file, engine_args)
+    except (FileNotFoundError, EngineNotBuiltError) as e:
+        return _fail(str(e))
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog=PROG, description="craftium-ma: multi-agent tasks in Luanti")
     commands = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -130,6 +142,16 @@ def parser() -> argparse.ArgumentParser:
     view.add_argument("--max-steps", type=int, help="end the run after this many env steps")
     view.add_argument("--episodes", type=int, help="end the run after this many episodes")
     view.set_defaults(run=serve)
+    joining = commands.add_parser(
+        "join", help="join an env's world as a human (see env.human_login)",
+        description="Start the engine as a windowed client logged in as one of an env's "
+                    "humans. Arguments after -- go to the engine (e.g. --config FILE).")
+    joining.add_argument("--address", required=True, help="the server's address")
+    joining.add_argument("--port", required=True, type=int, help="the server's UDP port")
+    joining.add_argument("--name", required=True, help="the human's player name")
+    joining.add_argument("--password-file", required=True, help="file holding the password")
+    joining.add_argument("engine_args", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+    joining.set_defaults(run=join)
     return p
 
 

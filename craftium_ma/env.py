@@ -7,10 +7,13 @@ that was never reset pickles, and every copy starts its own server and clients.
 
 from __future__ import annotations
 
+import ipaddress
 import math
 import numbers
 import os
+import re
 import warnings
+from collections import deque
 
 import gymnasium
 import numpy as np
@@ -19,6 +22,7 @@ from pettingzoo import ParallelEnv
 from pettingzoo.utils.conversions import parallel_to_aec_wrapper
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
+from .humans import HumanLogin, human_names, login_address
 from .launcher import LaunchConfig
 from .lockstep import AgentAction, LockstepSession
 from .protocol import KEY_BITS, KEYS
@@ -56,7 +60,8 @@ class CraftiumParallelEnv(ParallelEnv):
 
     Observations are the agents' first-person RGB frames (H x W x 3 uint8).
     infos[agent] holds the engine's position, yaw, pitch and hp of the agent's
-    player plus whatever the task sets from Lua.
+    player, the chat it heard since the last step, plus whatever the task sets
+    from Lua. humans= lets people join the world with a client (docs/humans.md).
     """
 
     metadata = {"name": "craftium_ma", "render_modes": ["rgb_array", "human"],
@@ -67,7 +72,8 @@ class CraftiumParallelEnv(ParallelEnv):
                  obs_size: int | tuple[int, int] | None = None, frameskip: int = 1,
                  render_mode: str | None = None, action_space: str = "discrete",
                  task_options: dict | None = None, frame_dtime: float = 0.05,
-                 timeout: float = 60.0, pipelined: bool = False):
+                 timeout: float = 60.0, pipelined: bool = False, humans=None,
+                 bind_address: str = "127.0.0.1"):
         if task is not None and task_dir is not None:
             raise ValueError(f"give a task id or task_dir=, not both (got {task!r} and "
                              f"task_dir={str(task_dir)!r})")
@@ -106,6 +112,15 @@ class CraftiumParallelEnv(ParallelEnv):
         self.metadata = dict(self.metadata, name=t.env_id)
 
         self.possible_agents = [f"agent_{i}" for i in range(n)]
+        self.humans = human_names(humans)
+        try:
+            self.bind_address = str(ipaddress.ip_address(bind_address))
+        except ValueError:
+            raise ValueError(f"bind_address must be an IP address to listen on, got "
+                             f"{bind_address!r}") from None
+        self._chat_outbox = deque()  # {"from", "text"} for the server to say next tick
+        self._world_events = deque()
+        self._humans_state = {h: _human_state({}) for h in self.humans}
         self.agents = []
         obs_space = spaces.Box(0, 255, (*self.obs_size, 3), np.uint8)
         self._observation_spaces = {a: obs_space for a in self.possible_agents}
@@ -149,7 +164,8 @@ class CraftiumParallelEnv(ParallelEnv):
             self._session = None
         task_options = {**self.task.options, **self.task_options, **(options or {})}
         if self._session is None:
-            self._session = LockstepSession(self.launch_config(), self.frameskip, self.pipelined)
+            self._session = LockstepSession(self.launch_config(), self.frameskip, self.pipelined,
+                                            chat_outbox=self._chat_outbox)
             # The first reset of new engine processes is a warm-up: it waits for the task
             # area to load and does not show (its episode can differ from later ones in a
             # few pixels), so that every episode is one of a used env (docs/environments.md)
@@ -167,7 +183,9 @@ class CraftiumParallelEnv(ParallelEnv):
         self._frames = {a: o.frame for a, o in observations.items()}
         self._state = self._checked_state(result.get("state"))
         lua = result["agents"]
-        return dict(self._frames), {a: dict(self._info(o, lua[a]), engine_restarted=restarted)
+        heard = self._take_world_news()
+        return dict(self._frames), {a: dict(self._info(o, lua[a]), engine_restarted=restarted,
+                                            chat=heard[a])
                                     for a, o in observations.items()}
 
     def step(self, actions: dict):
@@ -200,7 +218,8 @@ class CraftiumParallelEnv(ParallelEnv):
         rewards = {a: float(lua[a]["reward"]) for a in self.agents}
         terminations = {a: bool(lua[a]["terminated"]) for a in self.agents}
         truncations = {a: bool(lua[a]["truncated"]) or out_of_time for a in self.agents}
-        infos = {a: self._info(observations[a], lua[a]) for a in self.agents}
+        heard = self._take_world_news()
+        infos = {a: dict(self._info(observations[a], lua[a]), chat=heard[a]) for a in self.agents}
         obs = {a: observations[a].frame for a in self.agents}
         self.agents = [a for a in self.agents if not (terminations[a] or truncations[a])]
         if self.render_mode == "human":
@@ -245,6 +264,82 @@ class CraftiumParallelEnv(ParallelEnv):
         if self._state is None:
             raise RuntimeError("state() before reset(): call reset() first")
         return self._state.copy()
+
+    # -- humans and chat (docs/humans.md) ---------------------------------------------
+
+    def human_login(self, name: str) -> HumanLogin:
+        """Address, port, name and password with which the human `name` joins; the
+        password is new at every start of the engine processes (the first reset)."""
+        if name not in self.humans:
+            raise ValueError(f"{name!r} is not a human of this env; its humans are "
+                             f"{', '.join(self.humans) or 'none (pass humans=...)'}")
+        if self._session is None:
+            raise RuntimeError("human_login() before reset(): the server starts at the "
+                               "first reset")
+        p = self._session.processes
+        return HumanLogin(login_address(self.bind_address), p.port, name, p.password(name),
+                          p.password_file(name))
+
+    def post_chat(self, text: str, sender: str = "viewer"):
+        """Say text in-game as sender (a human, the viewer), at the next step; it
+        reaches that step's infos[agent]["chat"] of every agent, or of agent_k alone
+        when it starts with "@agent_k". Safe to call from another thread."""
+        _check_chat_text(text)
+        if not isinstance(sender, str) or not _CHAT_SENDER.fullmatch(sender):
+            raise ValueError(f"sender must be a name of 1 to 19 of A-Z a-z 0-9 _ -, got "
+                             f"{sender!r}")
+        if sender in self.possible_agents:
+            raise ValueError(f"sender {sender!r} is an agent: env.say({sender!r}, text) "
+                             "speaks for it")
+        self._chat_outbox.append({"from": sender, "text": text})
+
+    def say(self, agent: str, text: str):
+        """The agent's player says text in the in-game chat at the next step; the
+        other agents hear it as they hear a human (see post_chat)."""
+        if agent not in self.possible_agents:
+            raise ValueError(f"say(): unknown agent {agent!r}; agents are {self.possible_agents}")
+        _check_chat_text(text)
+        self._chat_outbox.append({"from": agent, "text": text})
+
+    def world_events(self) -> list[dict]:
+        """What happened in the world since the last call, in order: chat
+        ({"type": "chat", "from", "to" (an agent, or None for all), "text", "step"}),
+        humans joining and leaving ({"type": "human_joined" | "human_left", "name"})."""
+        return [self._world_events.popleft() for _ in range(len(self._world_events))]
+
+    def humans_state(self) -> dict[str, dict]:
+        """Each human's position [x, y, z], yaw (degrees), hp, score in the episode
+        and whether connected, as of the last step (position and yaw are None until
+        it first joined)."""
+        return {h: dict(s) for h, s in self._humans_state.items()}
+
+    def _take_world_news(self) -> dict[str, list[dict]]:
+        """Take what the ticks since the last call reported of the world: queue its
+        events, update humans_state(), and return each agent's chat."""
+        heard = {a: [] for a in self.possible_agents}
+        news, self._session.world_news = self._session.world_news, []
+        for part in news:
+            for event in part.get("events") or []:
+                self._world_events.append({"type": event["type"], "name": event["name"]})
+            for message in part.get("heard") or []:
+                to, text = self._addressee(message["text"])
+                sender = message["from"]
+                self._world_events.append({"type": "chat", "from": sender, "to": to,
+                                           "text": text, "step": self._cycles})
+                for agent in [to] if to else self.possible_agents:
+                    if agent != sender:
+                        heard[agent].append({"from": sender, "text": text, "step": self._cycles})
+            if part.get("humans"):
+                self._humans_state = {h: _human_state(part["humans"].get(h) or {})
+                                      for h in self.humans}
+        return heard
+
+    def _addressee(self, text: str) -> tuple[str | None, str]:
+        """(agent_k, the rest) for "@agent_k rest"; (None, text) otherwise."""
+        m = _ADDRESSED.match(text)
+        if m and m[1] in self.possible_agents:
+            return m[1], m[2]
+        return None, text
 
     # -- rendering ---------------------------------------------------------------------
 
@@ -298,7 +393,8 @@ class CraftiumParallelEnv(ParallelEnv):
                              # what the bridge mod shows agents at every reset
                              "craftium_ma_hud": ",".join(self.task.hud),
                              "craftium_ma_nametags": str(self.task.nametags).lower()},
-            client_settings=self.task.client_settings, world_template=self.task.world_template)
+            client_settings=self.task.client_settings, world_template=self.task.world_template,
+            humans=list(self.humans), bind_address=self.bind_address)
 
     def engine_pids(self) -> dict[str, int]:
         """Process ids of the running Luanti server ("server") and each agent's
@@ -311,6 +407,7 @@ class CraftiumParallelEnv(ParallelEnv):
             self._session.close()
             self._session = None
             self._closed = True
+            self._humans_state = {h: dict(s, connected=False) for h, s in self._humans_state.items()}
         self.agents = []
         if self._window:
             import pygame
@@ -320,11 +417,30 @@ class CraftiumParallelEnv(ParallelEnv):
     def __getstate__(self):
         """A copy carries the configuration only; it starts its own processes."""
         return dict(self.__dict__, _session=None, _closed=False, _frames={}, _window=None,
-                    agents=[], _seeds=None)
+                    agents=[], _seeds=None, _chat_outbox=deque(), _world_events=deque())
 
     def __setstate__(self, state):
         self.__dict__.update(state)
         self._seeds = np.random.default_rng()  # copies must not share episode seeds
+
+
+_ADDRESSED = re.compile(r"@(\S+)\s*(.*)", re.S)
+_CHAT_SENDER = re.compile(r"[A-Za-z0-9_-]{1,19}")
+
+
+def _check_chat_text(text):
+    if not isinstance(text, str):
+        raise TypeError(f"chat text must be a str, got {type(text).__name__} {text!r}")
+    if not text.strip() or "\n" in text or "\r" in text:
+        raise ValueError(f"chat text must be one line that is not blank, got {text!r}")
+
+
+def _human_state(lua: dict) -> dict:
+    """A human's state as the bridge mod reports it, typed for Python."""
+    position, yaw = lua.get("position"), lua.get("yaw")
+    return {"position": [float(v) for v in position] if position else None,
+            "yaw": float(yaw) if yaw is not None else None, "hp": int(lua.get("hp", 0)),
+            "score": float(lua.get("score", 0)), "connected": bool(lua.get("connected", False))}
 
 
 def _why_outside(space: spaces.Space, action) -> str:

@@ -11,6 +11,7 @@ from another thread, e.g. a worker's, rely on the reaper alone).
 from __future__ import annotations
 
 import ctypes
+import ipaddress
 import os
 import secrets
 import shutil
@@ -46,11 +47,12 @@ class LaunchConfig:
     client_settings: dict[str, str] = field(default_factory=dict)
     world_template: Path | None = None
     gameid: str = "minetest"
+    humans: list[str] = field(default_factory=list)  # players who may join with a password
+    bind_address: str = "127.0.0.1"  # where the server listens (humans connect there)
 
 
 # Settings every server and client gets; a task's own settings override them.
 SERVER_DEFAULTS = {
-    "bind_address": "127.0.0.1",
     "server_announce": "false",
     "secure.enable_security": "true",
     "disable_anticheat": "true",
@@ -159,7 +161,7 @@ class EngineProcesses:
         self._build = build
         self._lua_errors = LuaErrorText(self.dir / "world", [BRIDGE_MOD, *config.mods])
         self._port = _free_udp_port()
-        self._passwords = {a: secrets.token_hex(12) for a in config.agents}
+        self._passwords = {a: secrets.token_hex(12) for a in [*config.agents, *config.humans]}
         self._env = dict(os.environ, MINETEST_GAME_PATH=str(build.games),
                          SDL_VIDEODRIVER="offscreen")
         # llvmpipe rasterizes in the client's own thread: at agent frame sizes its
@@ -189,11 +191,16 @@ class EngineProcesses:
         settings = {
             **SERVER_DEFAULTS, **cfg.server_settings,
             "craftium_ma_agents": ",".join(f"{a}:{passwords[a]}" for a in cfg.agents),
+            "craftium_ma_humans": ",".join(f"{h}:{passwords[h]}" for h in cfg.humans),
+            # not a task's to choose: who can reach the server can try the logins
+            "bind_address": cfg.bind_address,
             "craftium_ma_timeout_ms": str(int(cfg.timeout * 1000)),
         }
         if lockstep:
             settings["craftium_ma_control_endpoint"] = self.control_endpoint
         server_conf.write_text(_conf(settings))
+        for human in cfg.humans:
+            self.password_file(human).write_text(passwords[human])
         self._spawn("server", [
             "--server", "--world", world, "--gameid", cfg.gameid,
             "--config", server_conf, "--port", str(self._port)])
@@ -223,12 +230,30 @@ class EngineProcesses:
                 })
             conf = self.dir / f"{agent}.conf"
             conf.write_text(_conf(settings))
-            password_file = self.dir / f"{agent}.password"
+            password_file = self.password_file(agent)
             password_file.write_text(self._passwords[agent])
             self._spawn(agent, [
-                "--go", "--address", "127.0.0.1", "--port", str(self._port),
+                "--go", "--address", self.local_address, "--port", str(self._port),
                 "--name", agent, "--password-file", password_file, "--config", conf,
                 *(["--random-input"] if random_input else [])])
+
+    @property
+    def port(self) -> int:
+        """The server's UDP port."""
+        return self._port
+
+    @property
+    def local_address(self) -> str:
+        """Where a client on this machine reaches the server."""
+        wildcard = ipaddress.ip_address(self.config.bind_address).is_unspecified
+        return "127.0.0.1" if wildcard else self.config.bind_address
+
+    def password(self, player: str) -> str:
+        return self._passwords[player]
+
+    def password_file(self, player: str) -> Path:
+        """The file holding the player's password (for --password-file)."""
+        return self.dir / f"{player}.password"
 
     def _spawn(self, name: str, args: list):
         log = self.dir / f"{name}.log"

@@ -18,6 +18,7 @@ import functools
 import os
 import time
 import weakref
+from collections import deque
 from dataclasses import dataclass
 
 import zmq
@@ -56,11 +57,16 @@ def _breaks_on_failure(method):
 class LockstepSession:
     """A started server plus agent clients, stepped together."""
 
-    def __init__(self, config: LaunchConfig, frameskip: int = 1, pipelined: bool = False):
+    def __init__(self, config: LaunchConfig, frameskip: int = 1, pipelined: bool = False,
+                 chat_outbox: deque | None = None):
         self.config = config
         self.frameskip = frameskip
         self.pipelined = pipelined
         self.step_count = 0
+        # chat for the server to say in-game at the next tick ({"from", "text"}; another
+        # thread may add to it), and the "world" part of each tick's result until taken
+        self.chat_outbox = deque() if chat_outbox is None else chat_outbox
+        self.world_news: list[dict] = []
         self.fault: str | None = None  # what broke the session, see the module doc
         self._map_sent = False  # the server has sent each agent all the map in its range
         self._context = zmq.Context()
@@ -89,6 +95,10 @@ class LockstepSession:
     @property
     def pids(self) -> dict[str, int]:
         return self._processes.pids
+
+    @property
+    def processes(self) -> EngineProcesses:
+        return self._processes
 
     def _socket(self, endpoint: str) -> zmq.Socket:
         s = self._context.socket(zmq.REQ)
@@ -195,11 +205,14 @@ class LockstepSession:
         for agent, a in actions.items():
             self._agents[agent].send(protocol.encode_request(
                 protocol.ACT, self.step_count, a.keys, frames, a.dx, a.dy, flags))
+        chat = [self.chat_outbox.popleft() for _ in range(len(self.chat_outbox))]
         self._control.send(protocol.encode_control(
             "tick", step=self.step_count, agents=list(actions),
-            dtime=frames * self.config.frame_dtime))
+            dtime=frames * self.config.frame_dtime, **({"chat": chat} if chat else {})))
         reply = self._reply_of_server()
         self._map_sent = reply.get("map_sent", True)
+        if "world" in reply["result"]:  # chat heard, humans (mods/craftium_ma/humans.lua)
+            self.world_news.append(reply["result"]["world"])
         return self._gather(actions), reply["result"]
 
     def __enter__(self):

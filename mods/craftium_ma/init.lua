@@ -3,8 +3,9 @@
 --
 -- The patched server calls two hooks on this mod:
 --   core.craftium_ma_reset(step, 0, request_json)  at every env reset
---   core.craftium_ma_tick(step, dtime)             after every server tick;
+--   core.craftium_ma_tick(step, dtime, request_json)  after every server tick;
 --                                                  returns the step's results
+--                                                  (request: patch 0013)
 -- Rewards accumulate within a step and are cleared once reported.
 
 craftium_ma = {}
@@ -31,6 +32,7 @@ local state_parts = nil  -- {shared, per_agent}, see craftium_ma.register_state
 local areas = {}              -- {minp, maxp, on_loaded, loaded}
 local pending_reset = nil     -- a reset that waits for the areas to load
 local episode = dofile(core.get_modpath("craftium_ma") .. "/episode.lua")
+local humans  -- humans.lua, loaded after the API it uses
 
 local function clear_results()
 	for _, name in ipairs(agents) do
@@ -286,6 +288,7 @@ local function run_reset(request)
 	rng = PcgRandom(seed)
 	math.randomseed(seed)
 	clear_results()
+	humans.reset()
 	episode.remove_objects()
 	for _, player in ipairs(craftium_ma.agent_players()) do
 		episode.reset_player(player)
@@ -309,13 +312,15 @@ local function reset_when_loaded()
 end
 
 dofile(core.get_modpath("craftium_ma") .. "/lib.lua")
+humans = dofile(core.get_modpath("craftium_ma") .. "/humans.lua")
 
 core.craftium_ma_reset = function(step, _, request_json)
 	pending_reset = core.parse_json(request_json) or {}
 	reset_when_loaded()
 end
 
-core.craftium_ma_tick = function(step, dtime)
+core.craftium_ma_tick = function(step, dtime, request_json)
+	humans.say(request_json)
 	reset_when_loaded()
 	if dtime > 0 then
 		steps = steps + 1
@@ -330,16 +335,16 @@ core.craftium_ma_tick = function(step, dtime)
 		results[name].hp = player and player:get_hp() or 0
 	end
 	local out = core.write_json({step = step, agents = results, state = state,
-		loading = pending_reset ~= nil})
+		loading = pending_reset ~= nil, world = humans.news()})
 	clear_results()
 	return out
 end
 
--- Only the agents join, each with its password (unless spectators are
--- allowed). The agent's account is (re)written just before its login is
+-- Only the agents and the env's humans join, each with its password (unless
+-- spectators are allowed). The account is (re)written just before its login is
 -- checked, so the server authenticates it against the configured password.
 core.register_on_prejoinplayer(function(name)
-	local password = passwords[name]
+	local password = passwords[name] or humans.password(name)
 	if not password then
 		if not allow_spectators then
 			return "craftium-ma: only the configured agents may join this server"
@@ -352,5 +357,8 @@ core.register_on_prejoinplayer(function(name)
 		auth.set_password(name, hash)
 	else
 		auth.create_auth(name, hash)
+	end
+	if humans.password(name) then
+		humans.grant(name)
 	end
 end)

@@ -76,17 +76,19 @@ function craftium_ma.give(player, items)
 	end
 end
 
--- Teams: name -> list of agent names
+-- Teams: name -> list of player names (agents, and humans of the env)
 local teams, team_of = {}, {}
 
---- teams = {red = {"agent_0", "agent_2"}, blue = {...}}; replaces earlier teams.
+--- teams = {red = {"agent_0", "agent_2", "alice"}, blue = {...}}; replaces earlier
+--- teams. Members are agents or the env's humans.
 function craftium_ma.set_teams(new_teams)
 	teams, team_of = {}, {}
 	for team, members in pairs(new_teams) do
 		teams[team] = table.copy(members)
 		for _, name in ipairs(members) do
-			if not craftium_ma.is_agent(name) then
-				error("craftium_ma.set_teams: unknown agent '" .. tostring(name) .. "'", 2)
+			if not craftium_ma.is_agent(name) and not craftium_ma.is_human(name) then
+				error("craftium_ma.set_teams: '" .. tostring(name) .. "' is neither an " ..
+					"agent nor a human of the env", 2)
 			end
 			team_of[name] = team
 		end
@@ -113,12 +115,12 @@ function craftium_ma.team_of(player)
 	return team_of[name]
 end
 
---- The agent names of a team (an empty list for an unknown team).
+--- The members of a team (an empty list for an unknown team).
 function craftium_ma.team_members(team)
 	return table.copy(teams[team] or {})
 end
 
---- Every member of the team gets reward r this step.
+--- Every member of the team gets reward r this step (a human: to its score).
 function craftium_ma.add_team_reward(team, r)
 	if not teams[team] then
 		error("craftium_ma.add_team_reward: unknown team '" .. tostring(team) .. "'", 2)
@@ -127,6 +129,10 @@ function craftium_ma.add_team_reward(team, r)
 		error("craftium_ma.add_team_reward: the reward must be a number, got " .. type(r), 2)
 	end
 	for _, name in ipairs(teams[team]) do
-		craftium_ma.add_reward(name, r)
+		if craftium_ma.is_human(name) then
+			craftium_ma.add_human_reward(name, r)
+		else
+			craftium_ma.add_reward(name, r)
+		end
 	end
 end
