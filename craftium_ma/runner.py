@@ -12,7 +12,6 @@ import math
 import numbers
 import threading
 import time
-from collections import deque
 from dataclasses import asdict, dataclass, field
 from typing import Callable
 
@@ -38,6 +37,7 @@ class Snapshot:
 
     step: int
     episode: int
+    episode_step: int  # env steps of the episode so far
     status: str  # "idle" (never run), "running", "paused" or "ended"
     tick_rate: float | None
     agents: dict = field(default_factory=dict)  # agent -> position, yaw, hp, return, done
@@ -115,7 +115,6 @@ class Runner:
         self._in_step = False
         self._thread: int | None = None  # the thread in run()
         self._deadline: float | None = None  # monotonic time of the next paced step
-        self._chats: deque[tuple[str, str]] = deque()  # (text, sender) for the env
         self._step_count = 0
         self._status = "idle"
         self._reason: str | None = None
@@ -153,7 +152,8 @@ class Runner:
     def snapshot(self) -> Snapshot:
         with self._cond:
             status = "paused" if self._paused and self._status == "running" else self._status
-            return Snapshot(step=self._step_count, episode=self._episode, status=status,
+            return Snapshot(step=self._step_count, episode=self._episode,
+                            episode_step=self._episode_steps, status=status,
                             tick_rate=self._tick_rate,
                             agents={a: dict(s) for a, s in self._agents_state.items()},
                             humans={h: dict(s) for h, s in self._humans_state.items()},
@@ -234,18 +234,14 @@ class Runner:
             self._cond.notify_all()
 
     def post_chat(self, text: str, to: str | None = None, sender: str = "viewer"):
-        """Say `text` to every agent, or to agent `to`, as `sender`; it reaches the
-        agents' infos["chat"] in the step after the next env step."""
-        if not isinstance(text, str) or not text.strip():
-            raise ValueError(f"chat text must be a non-empty string, got {text!r}")
+        """Say `text` to every agent, or to agent `to`, as `sender` (env.post_chat): it
+        goes into the world with the next env step and on to the agents' infos["chat"]."""
         if to is not None and to not in self.env.possible_agents:
             raise ValueError(f"chat to unknown agent {to!r}; agents are "
                              f"{list(self.env.possible_agents)}")
-        if not hasattr(self.env, "post_chat"):
-            raise NotImplementedError(f"{type(self.env).__name__} has no post_chat(): "
-                                      "this env takes no chat")
-        with self._cond:
-            self._chats.append((text if to is None else f"@{to} {text}", sender))
+        if not isinstance(text, str):
+            raise TypeError(f"chat text must be a str, got {type(text).__name__} {text!r}")
+        self.env.post_chat(text if to is None else f"@{to} {text}", sender=sender)
 
     def _wait(self, done: Callable[[], bool], timeout: float | None):
         """Wait (holding self._cond) until done(), the run ends, or timeout. Returns at
@@ -365,10 +361,6 @@ class Runner:
 
     def _step(self, observations, infos):
         env = self.env
-        with self._cond:
-            chats, self._chats = list(self._chats), deque()
-        for text, sender in chats:
-            env.post_chat(text, sender=sender)
         actions = {a: self._policies[a](a, observations[a], infos[a]) for a in env.agents}
         new_obs, rewards, terminations, truncations, new_infos = env.step(actions)
         with self._cond:

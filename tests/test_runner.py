@@ -136,10 +136,11 @@ def test_stop_ends_the_run_with_its_reason(env):
 
 def test_episodes_reset_automatically_and_end_the_run_with_returns(env):
     rec = Recorder()
-    runner = craftium_ma.Runner(env, {"agent_0": rec.policy, "agent_1": lambda a, o, i: 1})
+    runner = craftium_ma.Runner(env, {"agent_0": rec.policy, "agent_1": lambda a, o, i: 0})
     runner.subscribe(rec)
     assert runner.run(episodes=2) == "episodes"
     assert runner.step_count == 2 * MAX_CYCLES
+    assert {agent for agent, info in rec.infos} == {"agent_0"}  # each agent its own policy
     ended = [e.data for _, e in rec.events if e.type == "episode_ended"]
     assert [(d["episode"], d["length"]) for d in ended] == [(0, MAX_CYCLES), (1, MAX_CYCLES)]
     steps = [e.data for _, e in rec.events if e.type == "step"]

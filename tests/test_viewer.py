@@ -17,6 +17,7 @@ import uvicorn
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select
 
 import craftium_ma
 from craftium_ma.viewer import create_app
@@ -41,7 +42,7 @@ class Live:
 
     def __init__(self):
         self.env = craftium_ma.parallel_env("small_room", num_agents=2, obs_size=48,
-                                            max_cycles=30)
+                                            max_cycles=30, humans=["alice"])
         rng = np.random.default_rng(0)
         self.infos = []  # (step count when acting, agent, info)
 
@@ -126,7 +127,7 @@ def test_the_page_loads_and_its_mosaic_changes_over_time(live, browser):
     assert (width, height) == (2 * 48, 48)  # two agents side by side
     names = browser.execute_script("return [...document.querySelectorAll('#agents tbody tr')]"
                                    ".map((r) => r.cells[0].textContent)")
-    assert names == ["agent_0", "agent_1"]
+    assert names == ["agent_0", "agent_1", "alice (human, away)"]
 
 
 def test_pause_stops_the_step_counter_and_step_advances_it_by_one(live, browser):
@@ -148,6 +149,46 @@ def test_pause_stops_the_step_counter_and_step_advances_it_by_one(live, browser)
 
     browser.find_element(By.ID, "btn-resume").click()
     wait_for(lambda: page_step(browser) > paused_at + 3, what="running again")
+
+
+def pause_early_in_an_episode(live, steps_needed=6):
+    """Pause where the episode has steps_needed steps left (the policy sees the infos
+    of every step but an episode's last)."""
+    assert request(f"{live.base}/api/control/pause", {})[0] == 200
+    state = live.runner.snapshot()
+    left = live.env.max_cycles - state.episode_step
+    if left < steps_needed:
+        request(f"{live.base}/api/control/step", {"n": left})
+    assert live.runner.snapshot().episode_step < live.env.max_cycles - steps_needed
+
+
+def chats_heard(live, since: int) -> dict:
+    """(sender, text) of each chat in the infos the policy saw from step `since` on."""
+    heard = {a: [] for a in live.env.possible_agents}
+    for step, agent, info in list(live.infos):
+        if step >= since:
+            heard[agent] += [(c["from"], c["text"]) for c in info["chat"]]
+    return heard
+
+
+def test_a_chat_typed_into_the_page_reaches_the_agents_infos_once(live, browser):
+    pause_early_in_an_episode(live)
+    since = live.runner.step_count
+    Select(browser.find_element(By.ID, "chat-to")).select_by_visible_text("agent_1")
+    browser.find_element(By.ID, "chat-text").send_keys("come here")
+    browser.find_element(By.ID, "chat-send").click()
+    wait_for(lambda: browser.find_element(By.ID, "chat-status").text == "sent: come here")
+    Select(browser.find_element(By.ID, "chat-to")).select_by_visible_text("everyone")
+    browser.find_element(By.ID, "chat-text").send_keys("hello all\n")  # Enter sends too
+    wait_for(lambda: browser.find_element(By.ID, "chat-status").text == "sent: hello all")
+    request(f"{live.base}/api/control/step", {"n": 4})
+    assert chats_heard(live, since) == {"agent_0": [("viewer", "hello all")],
+                                        "agent_1": [("viewer", "come here"),
+                                                    ("viewer", "hello all")]}
+    wait_for(lambda: "chat viewer → agent_1: come here" in
+             browser.find_element(By.ID, "events").text, what="the chat in the feed")
+    assert "chat viewer → everyone: hello all" in browser.find_element(By.ID, "events").text
+    request(f"{live.base}/api/control/resume", {})
 
 
 def test_faster_and_slower_buttons_change_the_tick_rate(live, browser):
@@ -186,6 +227,13 @@ def test_the_control_api_steps_exactly_n_and_rejects_bad_requests(live):
         (400, "n (the number of steps) must be a positive int, got 0")
     assert request(f"{live.base}/api/control/jump", {})[0] == 404
     assert request(f"{live.base}/api/chat", {"text": "hi", "to": "agent_9"})[0] == 400
+    assert request(f"{live.base}/api/chat", {"to": "agent_0"})[0] == 400
+
+    pause_early_in_an_episode(live)
+    since = live.runner.step_count
+    assert request(f"{live.base}/api/chat", {"text": "over here", "to": "agent_0"})[0] == 200
+    request(f"{live.base}/api/control/step", {"n": 4})
+    assert chats_heard(live, since) == {"agent_0": [("viewer", "over here")], "agent_1": []}
     assert request(f"{live.base}/api/control/resume", {})[1]["status"] == "running"
 
 

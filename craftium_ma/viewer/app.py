@@ -157,7 +157,7 @@ def create_app(runner: Runner, token: str) -> Starlette:
             return body
         try:
             runner.post_chat(body.get("text"), to=body.get("to") or None)
-        except (ValueError, NotImplementedError) as e:
+        except (ValueError, TypeError) as e:
             return PlainTextResponse(str(e), 400)
         return JSONResponse({"queued": True, "step": runner.step_count})
 
