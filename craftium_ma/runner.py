@@ -38,7 +38,7 @@ class Snapshot:
     step: int
     episode: int
     episode_step: int  # env steps of the episode so far
-    status: str  # "idle" (never run), "running", "paused" or "ended"
+    status: str  # "idle" (never run), "starting" (the first reset), "running", "paused", "ended"
     tick_rate: float | None
     agents: dict = field(default_factory=dict)  # agent -> position, yaw, hp, return, done
     humans: dict = field(default_factory=dict)  # name -> env.humans_state()'s record
@@ -267,13 +267,15 @@ class Runner:
                 raise RuntimeError("this runner is already running")
             self._thread = threading.get_ident()
             self._stop_requested = False
-            self._status = "running"
+            self._status = "starting"
             self._reason = None
             self._paused_announced = False
         steps = finished = 0
         reason, error = "error", None
         try:
             observations, infos = self._reset(self.seed)
+            with self._cond:
+                self._status = "running"
             self.human_logins = {h: self.env.human_login(h) for h in getattr(self.env, "humans", [])}
             self.bus.publish("run_started", task=self.env.task.id, agents=list(self.env.possible_agents),
                              humans=list(getattr(self.env, "humans", [])), tick_rate=self._tick_rate,

@@ -18,6 +18,8 @@ from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
+from websockets.exceptions import InvalidStatus
+from websockets.sync.client import connect
 
 import craftium_ma
 from craftium_ma.viewer import create_app
@@ -200,9 +202,15 @@ def test_faster_and_slower_buttons_change_the_tick_rate(live, browser):
 
 
 def test_the_api_needs_the_token(live):
+    wait_for(lambda: live.runner.snapshot().status == "running", what="the first reset")
     assert request(f"{live.base}/api/state", token=None)[0] == 403
     assert request(f"{live.base}/api/state", token="wrong")[0] == 403
     assert request(f"{live.base}/?token=wrong", token=None)[0] == 403
+    ws_url = live.base.replace("http://", "ws://") + "/ws"
+    with pytest.raises(InvalidStatus, match="HTTP 403"):
+        connect(ws_url, open_timeout=10)
+    with connect(f"{ws_url}?token={TOKEN}", open_timeout=10) as ws:
+        assert isinstance(ws.recv(timeout=10), (bytes, str))
     step = live.runner.step_count
     assert request(f"{live.base}/api/control/pause", {}, token=None)[0] == 403
     assert request(f"{live.base}/api/chat", {"text": "hi"}, token=None)[0] == 403
@@ -275,3 +283,36 @@ def test_serve_prints_its_url_serves_with_the_token_and_logs_the_run(tmp_path):
     assert [e.seq for e in events] == list(range(len(events)))
     steps = [e.data["step"] for e in events if e.type == "step"]
     assert steps == list(range(1, len(steps) + 1)) and len(steps) > 5
+
+
+def test_a_checkpoint_policy_stacks_each_agents_frames_as_training_did(tmp_path):
+    import dataclasses
+
+    import torch
+
+    from craftium_ma.viewer.policies import _train_ppo, checkpoint_policy
+    train_ppo = _train_ppo()
+    args = train_ppo.Args(task="small_room", num_agents=2, obs_size=48, frame_stack=2)
+    model = train_ppo.ActorCritic((48, 48, 6), 4)
+    path = tmp_path / "checkpoint.pt"
+    torch.save({"model": model.state_dict(), "args": dataclasses.asdict(args),
+                "obs_shape": [48, 48, 6], "n_actions": 4}, path)
+    with pytest.raises(ValueError, match="trained on task 'small_room', not 'duel'"):
+        checkpoint_policy(str(path), "duel")
+    with pytest.raises(ValueError, match="neither 'random' nor a checkpoint file"):
+        checkpoint_policy(str(tmp_path / "missing.pt"), "small_room")
+
+    policy, env_kwargs = checkpoint_policy(str(path), "small_room", seed=0)
+    assert env_kwargs == {"num_agents": 2, "max_cycles": args.max_cycles, "obs_size": 48,
+                          "frameskip": args.frameskip}
+    frames = np.random.default_rng(0).integers(0, 256, (3, 48, 48, 3), dtype=np.uint8)
+    actions = [policy("agent_0", f, {}) for f in frames]
+    assert all(a in range(4) for a in actions)
+    # SuperSuit's frame_stack_v1: the newest frame last on the channel axis
+    np.testing.assert_array_equal(policy._stacks["agent_0"], np.concatenate(frames[1:], -1))
+    policy.on_event(craftium_ma.Event("episode_ended"))
+    policy("agent_0", frames[0], {})
+    np.testing.assert_array_equal(policy._stacks["agent_0"],
+                                  np.concatenate([np.zeros_like(frames[0]), frames[0]], -1))
+    again, _ = checkpoint_policy(str(path), "small_room", seed=0)
+    assert [again("agent_0", f, {}) for f in frames] == actions  # seeded: reproducible
