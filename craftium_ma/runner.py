@@ -271,7 +271,7 @@ class Runner:
             self._reason = None
             self._paused_announced = False
         steps = finished = 0
-        reason, error = "error", None
+        reason = error = None
         try:
             observations, infos = self._reset(self.seed)
             with self._cond:
@@ -280,28 +280,26 @@ class Runner:
             self.bus.publish("run_started", task=self.env.task.id, agents=list(self.env.possible_agents),
                              humans=list(getattr(self.env, "humans", [])), tick_rate=self._tick_rate,
                              max_steps=max_steps, episodes=episodes)
-            while True:
+            while reason is None:
                 if not self._next_tick():
                     reason = "stopped"
                     break
-                try:
+                try:  # a step, and the reset after it when it ended the episode
                     observations, infos, done = self._step(observations, infos)
+                    steps += 1
+                    finished += done
+                    if episodes is not None and finished >= episodes:
+                        reason = "episodes"
+                    elif max_steps is not None and steps >= max_steps:
+                        reason = "max_steps"
+                    elif done:
+                        observations, infos = self._reset(None)
                 finally:
                     with self._cond:
                         self._in_step = False
                         self._cond.notify_all()
-                steps += 1
-                if done:
-                    finished += 1
-                    if episodes is not None and finished >= episodes:
-                        reason = "episodes"
-                        break
-                    observations, infos = self._reset(None)
-                if max_steps is not None and steps >= max_steps:
-                    reason = "max_steps"
-                    break
         except BaseException as e:
-            error = f"{type(e).__name__}: {e}"
+            reason, error = "error", f"{type(e).__name__}: {e}"
             raise
         finally:
             with self._cond:
