@@ -347,7 +347,7 @@ core.register_on_prejoinplayer(function(name)
 	local password = passwords[name] or humans.password(name)
 	if not password then
 		if not allow_spectators then
-			return "craftium-ma: only the configured agents may join this server"
+			return "craftium-ma: only the configured agents and humans may join this server"
 		end
 		return
 	end
