@@ -183,6 +183,27 @@ def test_a_raising_policy_ends_the_run_with_reason_error(env):
     assert got[-1].type == "run_ended" and "policy bug" in got[-1].data["error"]
 
 
+def test_chat_reaches_the_agents_and_what_is_said_comes_out_as_chat_events(env):
+    rec = Recorder()
+
+    def policy(agent, observation, info):
+        if agent == "agent_0" and runner.step_count == 1:
+            runner.post_chat("come here", to="agent_1", sender="alice")
+        if agent == "agent_0" and runner.step_count == 3:
+            env.say("agent_0", "on my way")
+        return rec.policy(agent, observation, info)
+
+    runner = craftium_ma.Runner(env, policy)
+    runner.subscribe(rec)
+    assert runner.run(max_steps=8) == "max_steps"
+    heard = {a: [(c["from"], c["text"]) for b, info in rec.infos if b == a for c in info["chat"]]
+             for a in env.possible_agents}
+    assert heard == {"agent_0": [], "agent_1": [("alice", "come here"), ("agent_0", "on my way")]}
+    chats = [(e.data["from"], e.data["to"], e.data["text"]) for _, e in rec.events
+             if e.type == "chat"]
+    assert chats == [("alice", "agent_1", "come here"), ("agent_0", None, "on my way")]
+
+
 # -- no engine: an env that is never reset starts no processes ---------------------------
 
 def test_tick_rate_controls_and_bad_arguments_name_what_was_wrong():
