@@ -23,6 +23,7 @@ from websockets.sync.client import connect
 
 import craftium_ma
 from craftium_ma.viewer import create_app
+from human_client import HumanClient
 
 ROOT = Path(__file__).resolve().parent.parent
 SCREENSHOT = ROOT / "docs" / "img" / "viewer.png"
@@ -245,14 +246,32 @@ def test_the_control_api_steps_exactly_n_and_rejects_bad_requests(live):
     assert request(f"{live.base}/api/control/resume", {})[1]["status"] == "running"
 
 
-def test_screenshot(live, browser):
-    wait_for(lambda: len(live.runner.snapshot().episode_returns) >= 3, timeout=30,
-             what="three episodes")
-    time.sleep(1.0)
-    SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
-    assert browser.save_screenshot(str(SCREENSHOT))
-    assert SCREENSHOT.stat().st_size > 10_000
-    assert browser.find_elements(By.CSS_SELECTOR, "#returns-plot polyline")
+def test_a_human_who_joins_shows_in_the_page_and_its_feed(live, browser, tmp_path):
+    """(and the screenshot of docs/humans.md, with the human in the world)"""
+    wait_for(lambda: browser.find_element(By.ID, "status").text == "running", what="running")
+    human = HumanClient(live.runner.human_logins["alice"], tmp_path / "alice")
+    try:
+        wait_for(lambda: live.runner.snapshot().humans["alice"]["connected"], timeout=60,
+                 what="alice joining")
+        start = live.runner.snapshot().humans["alice"]["position"]
+
+        def moved():
+            now = live.runner.snapshot().humans["alice"]["position"]
+            return np.hypot(now[0] - start[0], now[2] - start[2]) > 0.5
+
+        wait_for(moved, timeout=30, what="alice walking")  # the runner ticks the server
+        wait_for(lambda: "human_joined alice" in browser.find_element(By.ID, "events").text,
+                 what="the feed")
+        wait_for(lambda: "alice (human)" in browser.find_element(By.ID, "agents").text)
+        wait_for(lambda: len(live.runner.snapshot().episode_returns) >= 3, timeout=30,
+                 what="three episodes")
+        time.sleep(0.5)
+        SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
+        assert browser.save_screenshot(str(SCREENSHOT))
+        assert SCREENSHOT.stat().st_size > 10_000
+        assert browser.find_elements(By.CSS_SELECTOR, "#returns-plot polyline")
+    finally:
+        human.close()
 
 
 def test_serve_prints_its_url_serves_with_the_token_and_logs_the_run(tmp_path):
