@@ -2,11 +2,13 @@
 
 from .build import EngineNotBuiltError
 from .env import CraftiumParallelEnv, env, parallel_env, raw_env
+from .events import Event, EventBus, replay
 from .protocol import EngineError
+from .runner import Runner, Snapshot
 from .tasks import TaskError, tasks
 
-__all__ = ["CraftiumParallelEnv", "EngineError", "EngineNotBuiltError", "TaskError",
-           "env", "parallel_env", "raw_env", "tasks"]
+__all__ = ["CraftiumParallelEnv", "EngineError", "EngineNotBuiltError", "Event", "EventBus",
+           "Runner", "Snapshot", "TaskError", "env", "parallel_env", "raw_env", "replay", "tasks"]
 __version__ = "0.1.0"
 
 

@@ -5,6 +5,7 @@
     craftium-ma doctor         what is installed and what is missing, with the command that adds it
     craftium-ma list           the shipped tasks: agents, kind, one line of description
     craftium-ma new-task NAME  write a working task folder to edit
+    craftium-ma serve TASK     run a task with a policy and watch it live in a web page
     craftium-ma join --address A --port P --name N --password-file F [-- ENGINE_ARGS]
                                join an env's world as a human, in a window of our engine
 """
@@ -80,6 +81,26 @@ def create_task(args) -> int:
     return 0
 
 
+def serve(args) -> int:
+    try:
+        from .viewer.serve import serve as serve_task
+    except ImportError as e:
+        return _fail(f"serve needs the viewer extra ({e.name} is missing): "
+                     f"{doctor._install_command('viewer')}")
+    tick_rate = None if args.tick_rate == 0 else args.tick_rate
+    try:
+        reason = serve_task(args.task, policy=args.policy, tick_rate=tick_rate,
+                            humans=args.humans, port=args.port, log=args.log,
+                            num_agents=args.num_agents, obs_size=args.obs_size, seed=args.seed,
+                            max_steps=args.max_steps, episodes=args.episodes)
+    except (ValueError, TypeError, OSError) as e:
+        return _fail(str(e))
+    except KeyboardInterrupt:
+        return 130
+    print(f"craftium-ma: the run ended: {reason}")
+    return 0 if reason in ("max_steps", "episodes", "stopped") else 1
+
+
 def join(args) -> int:
     """Start our engine as an ordinary windowed client of an env's server."""
     engine_args = args.engine_args[1:] if args.engine_args[:1] == ["--"] else args.engine_args
@@ -106,6 +127,21 @@ def parser() -> argparse.ArgumentParser:
     create.add_argument("name")
     create.add_argument("--dir", default=".", help="folder to create it in (default: here)")
     create.set_defaults(run=create_task)
+    view = commands.add_parser("serve", help="run a task and watch it live in a web page")
+    view.add_argument("task")
+    view.add_argument("--policy", default="random",
+                      help="random, or a checkpoint.pt of examples/train_ppo.py (default: random)")
+    view.add_argument("--tick-rate", type=float, default=20.0,
+                      help="env steps per second (default 20: realtime; 0: as fast as possible)")
+    view.add_argument("--humans", type=int, default=0, help="seats for human players")
+    view.add_argument("--port", type=int, default=8000, help="port on 127.0.0.1 (0: any free one)")
+    view.add_argument("--log", help="write every event to this JSONL file")
+    view.add_argument("--num-agents", type=int)
+    view.add_argument("--obs-size", type=int, help="frame size in pixels (default: the task's)")
+    view.add_argument("--seed", type=int, help="seed of the first episode and the random policy")
+    view.add_argument("--max-steps", type=int, help="end the run after this many env steps")
+    view.add_argument("--episodes", type=int, help="end the run after this many episodes")
+    view.set_defaults(run=serve)
     joining = commands.add_parser(
         "join", help="join an env's world as a human (see env.human_login)",
         description="Start the engine as a windowed client logged in as one of an env's "

@@ -10,6 +10,7 @@ APT_PACKAGES=(
   libfreetype-dev libgl-dev libgmp-dev libjpeg-dev libjsoncpp-dev libluajit-5.1-dev
   libpng-dev libsqlite3-dev libxi-dev zlib1g-dev libzstd-dev libsdl2-dev libzmq3-dev
   libegl-dev libgl1-mesa-dri libegl-mesa0
+  chromium chromium-driver  # the live viewer's browser tests (headless, driven by Selenium)
 )
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
