@@ -4,9 +4,10 @@ from .build import EngineNotBuiltError
 from .env import CraftiumParallelEnv, env, parallel_env, raw_env
 from .protocol import EngineError
 from .tasks import TaskError, tasks
+from .vector import CraftiumVectorEnv, vector_env
 
-__all__ = ["CraftiumParallelEnv", "EngineError", "EngineNotBuiltError", "TaskError",
-           "env", "parallel_env", "raw_env", "tasks"]
+__all__ = ["CraftiumParallelEnv", "CraftiumVectorEnv", "EngineError", "EngineNotBuiltError",
+           "TaskError", "env", "parallel_env", "raw_env", "tasks", "vector_env"]
 __version__ = "0.1.0"
 
 

@@ -63,6 +63,8 @@ class LockstepSession:
         self.step_count = 0
         self.fault: str | None = None  # what broke the session, see the module doc
         self._map_sent = False  # the server has sent each agent all the map in its range
+        self._in_flight: list[str] = []  # agents of the step sent and not yet received
+        self._sent_at = 0.0
         self._context = zmq.Context()
         self._sockets: list[zmq.Socket] = []
         # a session dropped without close() closes its sockets and context too
@@ -189,6 +191,15 @@ class LockstepSession:
         reset loaded.
 
         Returns (observations, lua_results)."""
+        self.send_step(actions, frames)
+        return self.receive_step()
+
+    @_breaks_on_failure
+    def send_step(self, actions: dict[str, AgentAction], frames: int | None = None) -> list[zmq.Socket]:
+        """The first half of step(): sends the actions and the tick, waits for nothing.
+
+        Returns the sockets that answer the step: once each has a message (a caller
+        driving many sessions polls them together), receive_step() does not wait."""
         frames = self.frameskip if frames is None else frames
         flags = protocol.PIPELINED if self.pipelined and frames > 0 else 0
         self.step_count += 1
@@ -198,9 +209,30 @@ class LockstepSession:
         self._control.send(protocol.encode_control(
             "tick", step=self.step_count, agents=list(actions),
             dtime=frames * self.config.frame_dtime))
+        self._in_flight = list(actions)
+        self._sent_at = time.monotonic()
+        return [self._control, *(self._agents[a] for a in actions)]
+
+    @_breaks_on_failure
+    def receive_step(self):
+        """The second half of step(): (observations, lua_results) of the step sent."""
         reply = self._reply_of_server()
         self._map_sent = reply.get("map_sent", True)
-        return self._gather(actions), reply["result"]
+        return self._gather(self._in_flight), reply["result"]
+
+    @_breaks_on_failure
+    def check_in_flight(self):
+        """For a caller that polls send_step()'s sockets itself: raises what
+        receive_step()'s wait would when an engine process died or the step
+        is not answered within the timeout."""
+        self._processes.check_alive()
+        if time.monotonic() - self._sent_at > self.config.timeout:
+            waiting = [p for p, s in (("server", self._control),
+                                      *((a, self._agents[a]) for a in self._in_flight))
+                       if not s.poll(0)]
+            process = waiting[0] if waiting else "server"
+            raise TimeoutError(f"no answer from the {process_title(process)} within "
+                               f"{self.config.timeout:.0f} s:\n{self._processes.log_tail(process)}")
 
     def __enter__(self):
         return self
