@@ -288,37 +288,40 @@ class CraftiumVectorEnv(gymnasium.vector.VectorEnv):
         n = self.num_agents
         rows = len(envs) * n
         obs = np.zeros((rows, *self.single_observation_space.shape), self.single_observation_space.dtype)
-        rewards = np.zeros(rows, np.float64)
-        terminations = np.zeros(rows, bool)
-        truncations = np.zeros(rows, bool)
-        env_id = np.repeat(np.asarray(envs, np.int64), n)
-        infos = {"env_id": env_id, "agent_id": np.tile(np.arange(n), len(envs)),
-                 "active": np.zeros(rows, bool)}
+        active = np.zeros(rows, bool)
+        live, rewards, terminations, truncations, infos = [], [], [], [], []
         for k, e in enumerate(envs):
             first = e * n
             if e not in fresh:
                 obs[k * n:(k + 1) * n] = self._observations[first:first + n]
-                infos["active"][k * n:(k + 1) * n] = self._active[first:first + n]
+                active[k * n:(k + 1) * n] = self._active[first:first + n]
                 continue
             result, self._results[e] = self._results[e], None
-            self._active[first:first + n] = False
             for i, agent in enumerate(self.agents):
                 frame = result.frames.get(agent)
                 if frame is None:
                     continue  # inactive: zero observation, reward 0, no flags, no infos
                 row = k * n + i
                 obs[row] = frame
-                rewards[row] = result.rewards[agent]
-                terminations[row] = result.terminations[agent]
-                truncations[row] = result.truncations[agent]
-                infos["active"][row] = True
-                self._active[first + i] = True
-                for key, value in result.infos[agent].items():
-                    _put(infos, key, row, value, rows)
-            self._observations[first:first + n] = obs[k * n:(k + 1) * n]
-        for key in ("env_id", "agent_id", "active"):
-            infos["_" + key] = np.ones(rows, bool)
-        return obs, rewards, terminations, truncations, infos
+                live.append(row)
+                rewards.append(result.rewards[agent])
+                terminations.append(result.terminations[agent])
+                truncations.append(result.truncations[agent])
+                infos.append(result.infos[agent])
+        active[live] = True
+        for k, e in enumerate(envs):
+            if e in fresh:
+                self._observations[e * n:(e + 1) * n] = obs[k * n:(k + 1) * n]
+                self._active[e * n:(e + 1) * n] = active[k * n:(k + 1) * n]
+        batch = [np.zeros(rows, np.float64), np.zeros(rows, bool), np.zeros(rows, bool)]
+        for array, values in zip(batch, (rewards, terminations, truncations)):
+            array[live] = values
+        every = np.ones(rows, bool)
+        vector_infos = {"env_id": np.repeat(np.asarray(envs, np.int64), n), "_env_id": every,
+                        "agent_id": np.arange(rows) % n, "_agent_id": every,
+                        "active": active, "_active": every}
+        vector_infos.update(_batched_infos(live, infos, rows))
+        return (obs, *batch, vector_infos)
 
     def _actions_per_row(self, actions, rows: int) -> list:
         space = self.single_action_space
@@ -388,36 +391,34 @@ class CraftiumVectorEnv(gymnasium.vector.VectorEnv):
             raise RuntimeError(f"{what} while envs {sorted(busy)} are in flight: recv() them first")
 
 
-def _put(infos: dict, key: str, row: int, value, rows: int):
-    """infos[key][row] = value, with Gymnasium's mask infos["_" + key]: numbers and
-    tuples of floats (position) in numeric arrays, anything else in an object array."""
-    array = infos.get(key)
-    if array is None:
-        if isinstance(value, (bool, np.bool_)):
-            array = np.zeros(rows, bool)
-        elif isinstance(value, int):
-            array = np.zeros(rows, np.int64)
-        elif isinstance(value, (float, np.number)):
-            array = np.zeros(rows, np.float64)
-        elif isinstance(value, tuple) and value and all(type(v) is float for v in value):
-            array = np.zeros((rows, len(value)), np.float64)
-        else:
-            array = np.full(rows, None, object)
-        infos[key] = array
-        infos["_" + key] = np.zeros(rows, bool)
-    elif array.dtype.kind == "i" and isinstance(value, float):
-        array = infos[key] = array.astype(np.float64)  # numbers that were whole until now
-    try:
-        if array.dtype != object and np.shape(value) != array.shape[1:]:
-            raise ValueError(key)
-        array[row] = value
-    except (ValueError, TypeError, OverflowError):  # unlike the first row's value
-        mixed = np.full(rows, None, object)
-        for r in np.flatnonzero(infos["_" + key]):
-            mixed[r] = array[r] if array.ndim == 1 else tuple(array[r])
-        array = infos[key] = mixed
-        array[row] = value
-    infos["_" + key][row] = True
+def _batched_infos(rows_given: list[int], infos: list[dict], rows: int) -> dict:
+    """Per-agent info dicts as Gymnasium's dict of arrays, each key with its mask "_key":
+    numbers, bools and tuples of numbers (position) in numeric arrays, anything else in
+    object arrays."""
+    out = {}
+    keys = dict.fromkeys(key for info in infos for key in info)
+    for key in keys:
+        where, values = [], []
+        for row, info in zip(rows_given, infos):
+            if key in info:
+                where.append(row)
+                values.append(info[key])
+        try:
+            given = np.asarray(values)
+        except ValueError:  # values of different shapes
+            given = None
+        if given is None or given.dtype.kind not in "biuf":
+            given = np.empty(len(values), object)
+            for i, value in enumerate(values):
+                given[i] = value
+        array = np.zeros((rows, *given.shape[1:]), given.dtype)
+        if given.dtype == object:
+            array[:] = None
+        array[where] = given
+        mask = np.zeros(rows, bool)
+        mask[where] = True
+        out[key], out["_" + key] = array, mask
+    return out
 
 
 def vector_env(task: str, num_envs: int, *, batch_size: int | None = None, seed=None,
