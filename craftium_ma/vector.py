@@ -75,8 +75,6 @@ class CraftiumVectorEnv(gymnasium.vector.VectorEnv):
         self._resets: dict[int, Future] = {}
         self._ready: deque[int] = deque()
         self._results: list[_Result | None] = [None] * n
-        self._active = np.zeros(self.num_envs, bool)
-        self._observations = np.zeros(self.observation_space.shape, self.single_observation_space.dtype)
         self._poller = zmq.Poller()
         self._socket_env: dict[zmq.Socket, int] = {}
         # reset threads write a byte here when they finish: the poller wakes on it
@@ -111,7 +109,7 @@ class CraftiumVectorEnv(gymnasium.vector.VectorEnv):
         if not self._started:
             raise RuntimeError("step() before reset(): call reset() first")
         everyone = range(len(self.envs))
-        self.send(actions, everyone)
+        self.send(actions)
         self._wait(len(self.envs))
         self._ready.clear()
         return self._assemble(everyone, everyone)
@@ -284,17 +282,19 @@ class CraftiumVectorEnv(gymnasium.vector.VectorEnv):
 
     def _assemble(self, envs, fresh):
         """The rows of `envs` in that order; the envs in `fresh` give their new
-        results, the others (a masked reset's) their last observations."""
+        results, the others (a masked reset's) their live agents' last frames."""
         n = self.num_agents
         rows = len(envs) * n
         obs = np.zeros((rows, *self.single_observation_space.shape), self.single_observation_space.dtype)
         active = np.zeros(rows, bool)
         live, rewards, terminations, truncations, infos = [], [], [], [], []
         for k, e in enumerate(envs):
-            first = e * n
-            if e not in fresh:
-                obs[k * n:(k + 1) * n] = self._observations[first:first + n]
-                active[k * n:(k + 1) * n] = self._active[first:first + n]
+            if e not in fresh:  # its live agents' last frames
+                env = self.envs[e]
+                for i, agent in enumerate(self.agents):
+                    if agent in env.agents:
+                        obs[k * n + i] = env._frames[agent]
+                        active[k * n + i] = True
                 continue
             result, self._results[e] = self._results[e], None
             for i, agent in enumerate(self.agents):
@@ -309,10 +309,6 @@ class CraftiumVectorEnv(gymnasium.vector.VectorEnv):
                 truncations.append(result.truncations[agent])
                 infos.append(result.infos[agent])
         active[live] = True
-        for k, e in enumerate(envs):
-            if e in fresh:
-                self._observations[e * n:(e + 1) * n] = obs[k * n:(k + 1) * n]
-                self._active[e * n:(e + 1) * n] = active[k * n:(k + 1) * n]
         batch = [np.zeros(rows, np.float64), np.zeros(rows, bool), np.zeros(rows, bool)]
         for array, values in zip(batch, (rewards, terminations, truncations)):
             array[live] = values
@@ -341,9 +337,8 @@ class CraftiumVectorEnv(gymnasium.vector.VectorEnv):
         return list(iterate(batched, actions))
 
     def _env_ids(self, env_ids) -> list[int]:
-        if env_ids is None:
-            env_ids = range(len(self.envs))
-        ids = [int(e) if _is_int(e) else e for e in np.atleast_1d(np.asarray(env_ids)).tolist()]
+        ids = (list(range(len(self.envs))) if env_ids is None
+               else np.asarray(env_ids).reshape(-1).tolist())  # numpy ints as ints
         bad = [e for e in ids if not _is_int(e) or not 0 <= e < len(self.envs)]
         if bad:
             raise ValueError(f"env_ids {bad} are not envs of the pool (0..{len(self.envs) - 1})")
@@ -411,12 +406,15 @@ def _batched_infos(rows_given: list[int], infos: list[dict], rows: int) -> dict:
             given = np.empty(len(values), object)
             for i, value in enumerate(values):
                 given[i] = value
-        array = np.zeros((rows, *given.shape[1:]), given.dtype)
-        if given.dtype == object:
-            array[:] = None
-        array[where] = given
-        mask = np.zeros(rows, bool)
-        mask[where] = True
+        if len(where) == rows:  # every row has it (the engine's keys)
+            array, mask = given, np.ones(rows, bool)
+        else:
+            array = np.zeros((rows, *given.shape[1:]), given.dtype)
+            if given.dtype == object:
+                array[:] = None
+            array[where] = given
+            mask = np.zeros(rows, bool)
+            mask[where] = True
         out[key], out["_" + key] = array, mask
     return out
 
