@@ -165,8 +165,8 @@ def memory(task: str, agents: int, steps: int, checkpoints: int = 5) -> dict:
 
 class PoolPythonCost:
     """Time of the pool's own Python: the wall time of its calls but what one env pays
-    too (the engine sessions' send_step/receive_step: ZeroMQ, JSON, frame decoding; the
-    env's action checks and result dicts) and the poller's waits. perf_counter is cheap
+    too (the engine sessions' send_step/take_reply/receive_step: ZeroMQ, JSON, frame
+    decoding; the env's action checks and result dicts) and the poller's waits. perf_counter is cheap
     enough not to count itself; on a busy machine the figure includes preemptions.
     `thread_cpu` is all the CPU time of the calling thread, the env's part included."""
 
@@ -176,6 +176,7 @@ class PoolPythonCost:
         for env in pool.envs:
             env._session.send_step = self._timed(env._session.send_step)
             env._session.receive_step = self._timed(env._session.receive_step)
+            env._session.take_reply = self._timed(env._session.take_reply)
             env._engine_actions = self._timed(env._engine_actions)
             env._step_result = self._timed(env._step_result)
 

@@ -65,6 +65,7 @@ class LockstepSession:
         self._map_sent = False  # the server has sent each agent all the map in its range
         self._in_flight: list[str] = []  # agents of the step sent and not yet received
         self._sent_at = 0.0
+        self._taken: dict[zmq.Socket, list[bytes]] = {}  # replies read by take_reply()
         self._context = zmq.Context()
         self._sockets: list[zmq.Socket] = []
         # a session dropped without close() closes its sockets and context too
@@ -102,6 +103,9 @@ class LockstepSession:
     def _receive(self, sock: zmq.Socket, process: str) -> list[bytes]:
         """Wait for a reply of `process` ("server" or an agent), checking that the
         engine processes are alive."""
+        taken = self._taken.pop(sock, None)
+        if taken is not None:
+            return taken
         deadline = time.monotonic() + self.config.timeout
         while not sock.poll(POLL_SLICE_MS):
             self._processes.check_alive()
@@ -221,6 +225,12 @@ class LockstepSession:
         return self._gather(self._in_flight), reply["result"]
 
     @_breaks_on_failure
+    def take_reply(self, sock: zmq.Socket):
+        """Reads the reply that has come on one of send_step()'s sockets, for
+        receive_step(): a caller polling the sockets itself keeps them quiet so."""
+        self._taken[sock] = sock.recv_multipart()
+
+    @_breaks_on_failure
     def check_in_flight(self):
         """For a caller that polls send_step()'s sockets itself: raises what
         receive_step()'s wait would when an engine process died or the step
@@ -229,7 +239,7 @@ class LockstepSession:
         if time.monotonic() - self._sent_at > self.config.timeout:
             waiting = [p for p, s in (("server", self._control),
                                       *((a, self._agents[a]) for a in self._in_flight))
-                       if not s.poll(0)]
+                       if s not in self._taken and not s.poll(0)]
             process = waiting[0] if waiting else "server"
             raise TimeoutError(f"no answer from the {process_title(process)} within "
                                f"{self.config.timeout:.0f} s:\n{self._processes.log_tail(process)}")

@@ -14,6 +14,7 @@ Rows are agents: row e * num_agents + i is agent i of env e.
 from __future__ import annotations
 
 import os
+import time
 import warnings
 from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -76,7 +77,9 @@ class CraftiumVectorEnv(gymnasium.vector.VectorEnv):
         self._ready: deque[int] = deque()
         self._results: list[_Result | None] = [None] * n
         self._poller = zmq.Poller()
-        self._socket_env: dict[zmq.Socket, int] = {}
+        self._next_check = 0.0  # when _wait next checks the envs in flight
+        self._socket_env: dict[zmq.Socket, int] = {}  # the sockets the poller watches
+        self._watched: dict[int, list[zmq.Socket]] = {}  # each env's
         # reset threads write a byte here when they finish: the poller wakes on it
         self._wake_read, self._wake_write = os.pipe()
         os.set_blocking(self._wake_read, False)
@@ -172,9 +175,12 @@ class CraftiumVectorEnv(gymnasium.vector.VectorEnv):
                 self._fault(e)
                 continue
             self._pending[e] = len(sockets)
-            for s in sockets:
-                self._socket_env[s] = e
-                self._poller.register(s, zmq.POLLIN)
+            if self._watched.get(e) != sockets:  # a new session: watch its sockets
+                self._unwatch(e)
+                self._watched[e] = sockets
+                for s in sockets:
+                    self._socket_env[s] = e
+                    self._poller.register(s, zmq.POLLIN)
 
     def recv(self):
         """(observations, rewards, terminations, truncations, infos) of the rows of the
@@ -192,6 +198,7 @@ class CraftiumVectorEnv(gymnasium.vector.VectorEnv):
     # -- inside ----------------------------------------------------------------------------
 
     def _start_reset(self, e: int, seed, options: dict):
+        self._unwatch(e)  # the reset thread uses the sockets (and may replace them)
         self._flight[e] = "reset"
         self._ended[e] = False
         future = self._resets[e] = self._threads.submit(self._reset_env, self.envs[e], seed, options)
@@ -214,14 +221,19 @@ class CraftiumVectorEnv(gymnasium.vector.VectorEnv):
         """Until `count` envs have results ready; every wait has the envs' timeouts."""
         while len(self._ready) < count:
             events = self._poller.poll(POLL_SLICE_MS)
-            if not events:
-                self._check_in_flight()
+            if not events or time.monotonic() > self._next_check:
+                self._check_in_flight()  # also while other envs keep answering
+                self._next_check = time.monotonic() + POLL_SLICE_MS / 1000
             for sock, _ in events:
                 if sock == self._wake_read:
                     self._collect_resets()
                     continue
-                e = self._socket_env.pop(sock)
-                self._poller.unregister(sock)
+                e = self._socket_env[sock]
+                try:
+                    self.envs[e]._session.take_reply(sock)
+                except Exception:
+                    self._fault(e)
+                    continue
                 self._pending[e] -= 1
                 if self._pending[e] == 0:
                     self._receive(e)
@@ -264,15 +276,18 @@ class CraftiumVectorEnv(gymnasium.vector.VectorEnv):
         warnings.warn(f"craftium-ma: env {e} of the pool failed ({env._session.fault.splitlines()[0]}); "
                       "its episode is truncated and the next step restarts it", RuntimeWarning,
                       stacklevel=3)
-        for s in [s for s, owner in self._socket_env.items() if owner == e]:
-            del self._socket_env[s]
-            self._poller.unregister(s)
+        self._unwatch(e)
         live = env.agents
         self._finish(e, _Result({a: env._frames[a] for a in live}, dict.fromkeys(live, 0.0),
                                 dict.fromkeys(live, False), dict.fromkeys(live, True),
                                 {a: {"engine_restarted": True} for a in live}))
         env.agents = []
         self._ended[e] = True
+
+    def _unwatch(self, e: int):
+        for s in self._watched.pop(e, []):
+            del self._socket_env[s]
+            self._poller.unregister(s)
 
     def _finish(self, e: int, result: _Result):
         self._flight[e] = None
