@@ -206,13 +206,16 @@ def pool_throughput(task: str, envs: int, agents: int, agent_steps: int,
                     batch_size: int | None = None) -> dict:
     """craftium_ma.vector_env agent-steps/s (summed over rows) with random actions: step()
     of all envs at once (sync), and, with batch_size < envs, send()/recv() of batch_size
-    envs at a time (async). Also the pool's own Python time per agent-step (sync)."""
+    envs at a time (async). Also the pool's own Python time per agent-step (sync), and the
+    first reset's time (the engine processes of all envs start then)."""
+    start = time.perf_counter()
     pool = craftium_ma.vector_env(task, envs, batch_size=batch_size or envs, seed=0,
                                   num_agents=agents, obs_size=64, max_cycles=10**9)
     try:
         rng = np.random.default_rng(0)
         n = pool.single_action_space.n
         pool.reset()
+        first_reset = time.perf_counter() - start
         for _ in range(20):  # warm-up
             pool.step(rng.integers(n, size=pool.num_envs))
         done, start = 0, time.perf_counter()
@@ -221,6 +224,7 @@ def pool_throughput(task: str, envs: int, agents: int, agent_steps: int,
                 cost.call(pool.step, rng.integers(n, size=pool.num_envs))
                 done += pool.num_envs
         out = {"envs": envs, "agents": agents, "batch_size": pool.batch_size,
+               "first_reset_s": first_reset,
                "sync_agent_steps_per_s": done / (time.perf_counter() - start),
                "python_us_per_agent_step": 1e6 * statistics.median(cost.per_call) / pool.num_envs,
                "thread_cpu_us_per_agent_step": 1e6 * cost.thread_cpu / done}

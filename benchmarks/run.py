@@ -115,8 +115,8 @@ def run_vector(args, phases: Phases, results: dict | None = None) -> dict:
 
 def vector_markdown(v: dict) -> str:
     lines = ["| pool | sync agent-steps/s | x one env | x SuperSuit | async (batch M/2) agent-steps/s "
-             "| pool's Python us/agent-step | main thread CPU us/agent-step |",
-             "| --- | --- | --- | --- | --- | --- | --- |"]
+             "| pool's Python us/agent-step | main thread CPU us/agent-step | first reset s |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     for p in v["pools"]:
         sync = p["sync_agent_steps_per_s"]
         asyn = p.get("async_agent_steps_per_s")
@@ -124,7 +124,7 @@ def vector_markdown(v: dict) -> str:
                      f"{sync / v['single_env_agent_steps_per_s']:.2f} | "
                      f"{sync / v['supersuit_agent_steps_per_s']:.2f} | "
                      f"{'-' if asyn is None else f'{asyn:.0f}'} | {p['python_us_per_agent_step']:.1f} | "
-                     f"{p['thread_cpu_us_per_agent_step']:.0f} |")
+                     f"{p['thread_cpu_us_per_agent_step']:.0f} | {p['first_reset_s']:.2f} |")
     lines += ["", f"One env of 2 agents: {v['single_env_agent_steps_per_s']:.0f} agent-steps/s; "
               f"SuperSuit concat_vec_envs_v1 (2 envs x 2 agents, 2 processes): "
               f"{v['supersuit_agent_steps_per_s']:.0f} agent-steps/s", ""]

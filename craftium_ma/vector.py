@@ -31,13 +31,12 @@ from .lockstep import POLL_SLICE_MS
 
 class _Result:
     """One env's rows of a step or a reset, until recv() hands them out."""
-    __slots__ = ("frames", "rewards", "terminations", "truncations", "infos", "reset")
+    __slots__ = ("frames", "rewards", "terminations", "truncations", "infos")
 
-    def __init__(self, frames, rewards, terminations, truncations, infos, reset=False):
+    def __init__(self, frames, rewards, terminations, truncations, infos):
         self.frames = frames  # {agent: frame} of the rows that are active
         self.rewards, self.terminations, self.truncations = rewards, terminations, truncations
         self.infos = infos  # {agent: info dict}
-        self.reset = reset
 
 
 class CraftiumVectorEnv(gymnasium.vector.VectorEnv):
@@ -257,7 +256,7 @@ class CraftiumVectorEnv(gymnasium.vector.VectorEnv):
             frames, infos = self._resets.pop(e).result()  # a failed reset raises here
             zero = dict.fromkeys(frames, 0.0)
             no = dict.fromkeys(frames, False)
-            self._finish(e, _Result(frames, zero, no, no, infos, reset=True))
+            self._finish(e, _Result(frames, zero, no, no, infos))
 
     def _check_in_flight(self):
         for e, flight in enumerate(self._flight):
@@ -345,11 +344,16 @@ class CraftiumVectorEnv(gymnasium.vector.VectorEnv):
                 raise ValueError(f"actions must be integers (the action space is {space}), "
                                  f"got dtype {array.dtype}")
             return list(array)
-        batched = batch_space(space, rows)
-        if not batched.contains(actions):
-            raise ValueError(f"actions must be a batch of {rows} actions of {space} "
-                             f"(the space {batched}), got {type(actions).__name__}")
-        return list(iterate(batched, actions))
+        try:  # each row's action is checked against the space by the env
+            per_row = list(iterate(batch_space(space, rows), actions))
+        except (TypeError, KeyError, ValueError, AttributeError, IndexError) as error:
+            per_row, why = [], f" ({type(error).__name__}: {error})"
+        else:
+            why = ""
+        if len(per_row) != rows:
+            raise ValueError(f"actions must be a batch of {rows} actions of single_action_space, "
+                             f"one per row of the envs sent to, got {type(actions).__name__}{why}")
+        return per_row
 
     def _env_ids(self, env_ids) -> list[int]:
         ids = (list(range(len(self.envs))) if env_ids is None
