@@ -19,6 +19,8 @@ OPTIONS = {"num_agents": 2, "obs_size": 16, "max_cycles": 3, "timeout": 30}
 STEPS = 8
 SEEDS = (11, 12)
 IGNORED = {"env_id", "agent_id", "active"}  # the pool's own info keys
+# tasks that draw their layout (spawns, targets) from the episode's seed
+RANDOM_LAYOUTS = {"duel", "open_world", "pressure_plates", "room", "small_room", "speleo"}
 
 
 def actions_of(e: int, t: int, n_actions: int, n_agents: int = 2) -> np.ndarray:
@@ -131,6 +133,8 @@ def test_pool_rows_equal_the_single_env(task, small_room):
         assert_closed(pids)
     assert states.shape == (2, pool.state_space.shape[0])
     assert sum(ended(r) for r in streams[0]) >= 2  # two episode ends, both followed by a reset
+    if task in RANDOM_LAYOUTS:  # the two envs' seeds give different episodes
+        assert any(not np.array_equal(a["obs"], b["obs"]) for a, b in zip(*streams))
     env = craftium_ma.parallel_env(task, **OPTIONS)
     try:
         for e, seed in enumerate(SEEDS):
