@@ -410,32 +410,33 @@ def _batched_infos(rows_given: list[int], infos: list[dict], rows: int) -> dict:
     numbers, bools and tuples of numbers (position) in numeric arrays, anything else in
     object arrays."""
     out = {}
-    keys = dict.fromkeys(key for info in infos for key in info)
-    for key in keys:
-        where, values = [], []
-        for row, info in zip(rows_given, infos):
-            if key in info:
-                where.append(row)
-                values.append(info[key])
-        try:
-            given = np.asarray(values)
-        except ValueError:  # values of different shapes
-            given = None
-        if given is None or given.dtype.kind not in "biuf":
-            given = np.empty(len(values), object)
-            for i, value in enumerate(values):
-                given[i] = value
-        if len(where) == rows:  # every row has it (the engine's keys)
-            array, mask = given, np.ones(rows, bool)
-        else:
-            array = np.zeros((rows, *given.shape[1:]), given.dtype)
-            if given.dtype == object:
-                array[:] = None
-            array[where] = given
-            mask = np.zeros(rows, bool)
-            mask[where] = True
+    if len(infos) == rows and all(info.keys() == infos[0].keys() for info in infos):
+        for key in infos[0]:  # the common case: every row has the same keys
+            out[key], out["_" + key] = _array_of([info[key] for info in infos]), np.ones(rows, bool)
+        return out
+    for key in dict.fromkeys(key for info in infos for key in info):
+        where = [row for row, info in zip(rows_given, infos) if key in info]
+        given = _array_of([info[key] for info in infos if key in info])
+        array = np.zeros((rows, *given.shape[1:]), given.dtype)
+        if given.dtype == object:
+            array[:] = None
+        array[where] = given
+        mask = np.zeros(rows, bool)
+        mask[where] = True
         out[key], out["_" + key] = array, mask
     return out
+
+
+def _array_of(values: list) -> np.ndarray:
+    try:
+        array = np.asarray(values)
+    except ValueError:  # values of different shapes
+        array = None
+    if array is None or array.dtype.kind not in "biuf":
+        array = np.empty(len(values), object)
+        for i, value in enumerate(values):
+            array[i] = value
+    return array
 
 
 def vector_env(task: str, num_envs: int, *, batch_size: int | None = None, seed=None,
