@@ -227,7 +227,9 @@ class CraftiumVectorEnv(gymnasium.vector.VectorEnv):
                 if sock == self._wake_read:
                     self._collect_resets()
                     continue
-                e = self._socket_env[sock]
+                e = self._socket_env.get(sock)
+                if e is None:
+                    continue  # of an env that failed in this round of events
                 try:
                     self.envs[e]._session.take_reply(sock)
                 except Exception:
@@ -252,11 +254,19 @@ class CraftiumVectorEnv(gymnasium.vector.VectorEnv):
             os.read(self._wake_read, 4096)
         except BlockingIOError:
             pass
+        failed = None
         for e in [e for e, f in self._resets.items() if f.done()]:
-            frames, infos = self._resets.pop(e).result()  # a failed reset raises here
+            try:
+                frames, infos = self._resets.pop(e).result()
+            except Exception as error:  # raised once the other resets are taken
+                self._flight[e], self._ended[e] = None, True  # the next send tries again
+                failed = failed or error
+                continue
             zero = dict.fromkeys(frames, 0.0)
             no = dict.fromkeys(frames, False)
             self._finish(e, _Result(frames, zero, no, no, infos))
+        if failed is not None:
+            raise failed
 
     def _check_in_flight(self):
         for e, flight in enumerate(self._flight):
