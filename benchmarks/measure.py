@@ -163,6 +163,85 @@ def memory(task: str, agents: int, steps: int, checkpoints: int = 5) -> dict:
         env.close()
 
 
+class PoolPythonCost:
+    """Time of the pool's own Python: the wall time of its calls but what one env pays
+    too (the engine sessions' send_step/take_reply/receive_step: ZeroMQ, JSON, frame
+    decoding; the env's action checks and result dicts) and the poller's waits. perf_counter is cheap
+    enough not to count itself; on a busy machine the figure includes preemptions.
+    `thread_cpu` is all the CPU time of the calling thread, the env's part included."""
+
+    def __init__(self, pool):
+        self.outside = 0.0  # time in the calls above
+        pool._poller.poll = self._timed(pool._poller.poll)
+        for env in pool.envs:
+            env._session.send_step = self._timed(env._session.send_step)
+            env._session.receive_step = self._timed(env._session.receive_step)
+            env._session.take_reply = self._timed(env._session.take_reply)
+            env._engine_actions = self._timed(env._engine_actions)
+            env._step_result = self._timed(env._step_result)
+
+    def _timed(self, call):
+        def timed(*args, **kwargs):
+            start = time.perf_counter()
+            try:
+                return call(*args, **kwargs)
+            finally:
+                self.outside += time.perf_counter() - start
+        return timed
+
+    def __enter__(self):
+        self.per_call, self.cpu = [], time.thread_time()
+        return self
+
+    def call(self, f, *args):
+        self.outside, start = 0.0, time.perf_counter()
+        f(*args)
+        self.per_call.append(time.perf_counter() - start - self.outside)
+
+    def __exit__(self, *exc):
+        self.thread_cpu = time.thread_time() - self.cpu
+
+
+def pool_throughput(task: str, envs: int, agents: int, agent_steps: int,
+                    batch_size: int | None = None) -> dict:
+    """craftium_ma.vector_env agent-steps/s (summed over rows) with random actions: step()
+    of all envs at once (sync), and, with batch_size < envs, send()/recv() of batch_size
+    envs at a time (async). Also the pool's own Python time per agent-step (sync), and the
+    first reset's time (the engine processes of all envs start then)."""
+    start = time.perf_counter()
+    pool = craftium_ma.vector_env(task, envs, batch_size=batch_size or envs, seed=0,
+                                  num_agents=agents, obs_size=64, max_cycles=10**9)
+    try:
+        rng = np.random.default_rng(0)
+        n = pool.single_action_space.n
+        pool.reset()
+        first_reset = time.perf_counter() - start
+        for _ in range(20):  # warm-up
+            pool.step(rng.integers(n, size=pool.num_envs))
+        done, start = 0, time.perf_counter()
+        with PoolPythonCost(pool) as cost:
+            while done < agent_steps:
+                cost.call(pool.step, rng.integers(n, size=pool.num_envs))
+                done += pool.num_envs
+        out = {"envs": envs, "agents": agents, "batch_size": pool.batch_size,
+               "first_reset_s": first_reset,
+               "sync_agent_steps_per_s": done / (time.perf_counter() - start),
+               "python_us_per_agent_step": 1e6 * statistics.median(cost.per_call) / pool.num_envs,
+               "thread_cpu_us_per_agent_step": 1e6 * cost.thread_cpu / done}
+        if pool.batch_size < envs:
+            pool.send(rng.integers(n, size=pool.num_envs))
+            done, start = 0, time.perf_counter()
+            while done < agent_steps:
+                _, _, _, _, infos = pool.recv()
+                ids = infos["env_id"][::agents]
+                pool.send(rng.integers(n, size=len(ids) * agents), ids)
+                done += len(ids) * agents
+            out["async_agent_steps_per_s"] = done / (time.perf_counter() - start)
+        return out
+    finally:
+        pool.close()
+
+
 def supersuit_throughput(task: str, envs: int, agents: int, steps: int) -> dict:
     """SuperSuit concat_vec_envs_v1: `envs` envs x `agents` agents over `envs` processes."""
     import supersuit as ss

@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/run.py            # the full run, about 4 minutes
     .venv/bin/python benchmarks/run.py --quick    # a short check of the harness
+    .venv/bin/python benchmarks/run.py --only vector   # the vector_env pool alone (vector.*)
 
 Writes results.json, results.md and results.png to --out. See docs/benchmarks.md.
 """
@@ -62,7 +63,7 @@ def run(args) -> dict:
                "python": platform.python_version(), "date": time.strftime("%Y-%m-%d %H:%M"),
                "quick": quick, "throughput": [], "lifecycle": [], "memory": None, "supersuit": None}
 
-    phases = Phases(len(args.agents) * (len(configs(args)) + 2) + 2)
+    phases = Phases(len(args.agents) * (len(configs(args)) + 2) + 2 + len(args.vector_envs))
     for n in args.agents:
         phases.start(f"{n} agent(s): engine ceiling")
         ceiling = measure.engine_ceiling(args.task, n, seconds, warmup=2.0 if quick else 4.0)
@@ -83,8 +84,51 @@ def run(args) -> dict:
     results["memory"] = {"agents": 2, **measure.memory(args.task, 2, args.memory_steps)}
     phases.start("SuperSuit concat_vec_envs_v1, 2 envs x 2 agents, 2 processes")
     results["supersuit"] = measure.supersuit_throughput(args.task, 2, 2, 100 if quick else 1000)
+    results["vector"] = run_vector(args, phases, results)
     phases.close()
     return results
+
+
+def run_vector(args, phases: Phases, results: dict | None = None) -> dict:
+    """The vector_env pool at M envs x 2 agents, sync and async (batch_size M/2), against
+    one env of 2 agents and SuperSuit's 2 x 2 over 2 processes (from `results` where the
+    run measured them already)."""
+    quick = args.quick
+    agent_steps = 300 if quick else 3000
+    single = next((row["fs1_agent_steps_per_s"] for row in (results or {}).get("throughput", [])
+                   if row["agents"] == 2 and "fs1_agent_steps_per_s" in row), None)
+    if single is None:
+        phases.start("vector baseline: one env of 2 agents")
+        single = measure.env_throughput(args.task, 2, 1, agent_steps)["agent_steps_per_s"]
+    supersuit = (results or {}).get("supersuit")
+    if supersuit is None:
+        phases.start("vector baseline: SuperSuit concat_vec_envs_v1, 2 envs x 2 agents")
+        supersuit = measure.supersuit_throughput(args.task, 2, 2, 100 if quick else 1000)
+    pools = []
+    for m in args.vector_envs:
+        phases.start(f"vector_env: {m} envs x 2 agents, sync" + (", async" if m > 1 else ""))
+        pools.append(measure.pool_throughput(args.task, m, 2, agent_steps,
+                                             batch_size=m // 2 if m > 1 else None))
+    return {"single_env_agent_steps_per_s": single,
+            "supersuit_agent_steps_per_s": supersuit["agent_steps_per_s"], "pools": pools}
+
+
+def vector_markdown(v: dict) -> str:
+    lines = ["| pool | sync agent-steps/s | x one env | x SuperSuit | async (batch M/2) agent-steps/s "
+             "| pool's Python us/agent-step | main thread CPU us/agent-step | first reset s |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for p in v["pools"]:
+        sync = p["sync_agent_steps_per_s"]
+        asyn = p.get("async_agent_steps_per_s")
+        lines.append(f"| {p['envs']} x {p['agents']} | {sync:.0f} | "
+                     f"{sync / v['single_env_agent_steps_per_s']:.2f} | "
+                     f"{sync / v['supersuit_agent_steps_per_s']:.2f} | "
+                     f"{'-' if asyn is None else f'{asyn:.0f}'} | {p['python_us_per_agent_step']:.1f} | "
+                     f"{p['thread_cpu_us_per_agent_step']:.0f} | {p['first_reset_s']:.2f} |")
+    lines += ["", f"One env of 2 agents: {v['single_env_agent_steps_per_s']:.0f} agent-steps/s; "
+              f"SuperSuit concat_vec_envs_v1 (2 envs x 2 agents, 2 processes): "
+              f"{v['supersuit_agent_steps_per_s']:.0f} agent-steps/s", ""]
+    return "\n".join(lines)
 
 
 def markdown(r: dict) -> str:
@@ -113,7 +157,8 @@ def markdown(r: dict) -> str:
               f"{last['step']}: server {first['server_mb']:.0f} -> {last['server_mb']:.0f}, clients "
               + ", ".join(f"{a:.0f} -> {b:.0f}" for a, b in zip(first["clients_mb"], last["clients_mb"])),
               "", f"SuperSuit concat_vec_envs_v1 (2 envs x 2 agents, 2 processes): "
-              f"{r['supersuit']['agent_steps_per_s']:.0f} agent-steps/s", ""]
+              f"{r['supersuit']['agent_steps_per_s']:.0f} agent-steps/s", "",
+              "vector_env pool (docs/vector.md):", "", vector_markdown(r["vector"])]
     return "\n".join(lines)
 
 
@@ -153,13 +198,30 @@ def main(argv=None):
                    help="frameskips to measure with pipelined=True too")
     p.add_argument("--resets", type=int, default=50)
     p.add_argument("--memory-steps", type=int, default=10_000)
+    p.add_argument("--vector-envs", type=int, nargs="+", default=[1, 2, 4],
+                   help="envs (of 2 agents) in the vector_env pools measured")
+    p.add_argument("--only", choices=["vector"],
+                   help="measure only this part; writes <part>.json and <part>.md to --out")
     p.add_argument("--quick", action="store_true", help="short windows, to check the harness")
     p.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "results")
     args = p.parse_args(argv)
     if args.quick:
         args.resets, args.memory_steps = min(args.resets, 5), min(args.memory_steps, 200)
-    results = run(args)
     args.out.mkdir(parents=True, exist_ok=True)
+    if args.only == "vector":
+        phases = Phases(len(args.vector_envs) + 2)
+        results = {"task": args.task, "machine": measure.machine(), "python": platform.python_version(),
+                   "date": time.strftime("%Y-%m-%d %H:%M"), "quick": args.quick,
+                   "vector": run_vector(args, phases)}
+        phases.close()
+        md = (f"# vector_env pool: {args.task}, 64x64 frames, {results['date']}, "
+              f"{results['machine']['cores']} cores\n\n" + vector_markdown(results["vector"]))
+        (args.out / "vector.json").write_text(json.dumps(results, indent=1))
+        (args.out / "vector.md").write_text(md)
+        print(md)
+        print(f"[bench] wrote {args.out}/vector.json, vector.md")
+        return results
+    results = run(args)
     (args.out / "results.json").write_text(json.dumps(results, indent=1))
     (args.out / "results.md").write_text(markdown(results))
     plot(results, args.out / "results.png")

@@ -6,9 +6,11 @@ from .events import Event, EventBus, replay
 from .protocol import EngineError
 from .runner import Runner, Snapshot
 from .tasks import TaskError, tasks
+from .vector import CraftiumVectorEnv, vector_env
 
-__all__ = ["CraftiumParallelEnv", "EngineError", "EngineNotBuiltError", "Event", "EventBus",
-           "Runner", "Snapshot", "TaskError", "env", "parallel_env", "raw_env", "replay", "tasks"]
+__all__ = ["CraftiumParallelEnv", "CraftiumVectorEnv", "EngineError", "EngineNotBuiltError", "Event",
+           "EventBus", "Runner", "Snapshot", "TaskError", "env", "parallel_env", "raw_env", "replay",
+           "tasks", "vector_env"]
 __version__ = "0.1.0"
 
 

@@ -189,6 +189,15 @@ class CraftiumParallelEnv(ParallelEnv):
                                     for a, o in observations.items()}
 
     def step(self, actions: dict):
+        engine_actions = self._engine_actions(actions)
+        if not engine_actions:
+            # Nothing left to step. SuperSuit's black_death_v3 (3.11) relies on this: it
+            # only ends an episode after one more step on an env without agents.
+            return {}, {}, {}, {}, {}
+        return self._step_result(*self._session.step(engine_actions))
+
+    def _engine_actions(self, actions: dict) -> dict[str, AgentAction]:
+        """step()'s actions checked and turned into the engine's, for the live agents."""
         if self._session is None:
             if self._closed:
                 raise RuntimeError("step() after close(): the env is closed; reset() starts "
@@ -198,18 +207,17 @@ class CraftiumParallelEnv(ParallelEnv):
             raise TypeError(f"actions must be a dict {{agent: action}}, got "
                             f"{type(actions).__name__}")
         if not self.agents:
-            # Nothing left to step. SuperSuit's black_death_v3 (3.11) relies on this: it
-            # only ends an episode after one more step on an env without agents.
-            return {}, {}, {}, {}, {}
+            return {}
         unknown = set(actions) - set(self.possible_agents)
         if unknown:
             raise ValueError(f"actions for unknown agents {sorted(unknown)}; agents are {self.possible_agents}")
         missing = [a for a in self.agents if a not in actions]
         if missing:
             raise ValueError(f"no action for live agents {missing}")
-        engine_actions = {a: self._engine_action(a, actions[a]) for a in self.agents}
+        return {a: self._engine_action(a, actions[a]) for a in self.agents}
 
-        observations, result = self._session.step(engine_actions)
+    def _step_result(self, observations: dict, result: dict):
+        """step()'s return value from the engine's answer to the step."""
         self._cycles += 1
         self._frames.update({a: o.frame for a, o in observations.items()})
         self._state = self._checked_state(result.get("state"))

@@ -69,6 +69,9 @@ class LockstepSession:
         self.world_news: list[dict] = []
         self.fault: str | None = None  # what broke the session, see the module doc
         self._map_sent = False  # the server has sent each agent all the map in its range
+        self._in_flight: list[str] = []  # agents of the step sent and not yet received
+        self._sent_at = 0.0
+        self._taken: dict[zmq.Socket, list[bytes]] = {}  # replies read by take_reply()
         self._context = zmq.Context()
         self._sockets: list[zmq.Socket] = []
         # a session dropped without close() closes its sockets and context too
@@ -110,6 +113,9 @@ class LockstepSession:
     def _receive(self, sock: zmq.Socket, process: str) -> list[bytes]:
         """Wait for a reply of `process` ("server" or an agent), checking that the
         engine processes are alive."""
+        taken = self._taken.pop(sock, None)
+        if taken is not None:
+            return taken
         deadline = time.monotonic() + self.config.timeout
         while not sock.poll(POLL_SLICE_MS):
             self._processes.check_alive()
@@ -204,6 +210,16 @@ class LockstepSession:
         reset loaded.
 
         Returns (observations, lua_results)."""
+        self.send_step(actions, frames, flags)
+        return self.receive_step()
+
+    @_breaks_on_failure
+    def send_step(self, actions: dict[str, AgentAction], frames: int | None = None,
+                  flags: int = 0) -> list[zmq.Socket]:
+        """The first half of step(): sends the actions and the tick, waits for nothing.
+
+        Returns the sockets that answer the step: once each has a message (a caller
+        driving many sessions polls them together), receive_step() does not wait."""
         frames = self.frameskip if frames is None else frames
         if self.pipelined and frames > 0:
             flags |= protocol.PIPELINED
@@ -215,11 +231,38 @@ class LockstepSession:
         self._control.send(protocol.encode_control(
             "tick", step=self.step_count, agents=list(actions),
             dtime=frames * self.config.frame_dtime, **({"chat": chat} if chat else {})))
+        self._in_flight = list(actions)
+        self._sent_at = time.monotonic()
+        return [self._control, *(self._agents[a] for a in actions)]
+
+    @_breaks_on_failure
+    def receive_step(self):
+        """The second half of step(): (observations, lua_results) of the step sent."""
         reply = self._reply_of_server()
         self._map_sent = reply.get("map_sent", True)
         if "world" in reply["result"]:  # chat heard, humans (mods/craftium_ma/humans.lua)
             self.world_news.append(reply["result"]["world"])
-        return self._gather(actions), reply["result"]
+        return self._gather(self._in_flight), reply["result"]
+
+    @_breaks_on_failure
+    def take_reply(self, sock: zmq.Socket):
+        """Reads the reply that has come on one of send_step()'s sockets, for
+        receive_step(): a caller polling the sockets itself keeps them quiet so."""
+        self._taken[sock] = sock.recv_multipart()
+
+    @_breaks_on_failure
+    def check_in_flight(self):
+        """For a caller that polls send_step()'s sockets itself: raises what
+        receive_step()'s wait would when an engine process died or the step
+        is not answered within the timeout."""
+        self._processes.check_alive()
+        if time.monotonic() - self._sent_at > self.config.timeout:
+            waiting = [p for p, s in (("server", self._control),
+                                      *((a, self._agents[a]) for a in self._in_flight))
+                       if s not in self._taken and not s.poll(0)]
+            process = waiting[0] if waiting else "server"
+            raise TimeoutError(f"no answer from the {process_title(process)} within "
+                               f"{self.config.timeout:.0f} s:\n{self._processes.log_tail(process)}")
 
     def __enter__(self):
         return self

@@ -1,10 +1,10 @@
 """PPO with parameter sharing on a craftium-ma task, in one file.
 
-Every agent of every env copy is one slot of a SuperSuit vector env; one actor-critic
-(a small CNN) acts for all of them and learns from all of their experience.
+Every agent of every env copy is one slot (row) of a craftium_ma.vector_env pool; one
+actor-critic (a small CNN) acts for all of them and learns from all of their experience.
 
-    craftium_ma.parallel_env -> [color_reduction_v0] -> frame_stack_v1 -> black_death_v3
-      -> pettingzoo_env_to_vec_env_v1 -> concat_vec_envs_v1(num_envs, num_cpus)
+    craftium_ma.vector_env(task, num_envs) -> [grey] -> the last frame_stack frames
+      -> an env whose episode ended is reset in the same step (reset_mask)
 
 Writes into --out-dir (default out/ppo/<run-name>):
   episodes.csv   one row per finished episode: global_step, wall_time, env, length,
@@ -34,11 +34,13 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import gymnasium
 import numpy as np
 import supersuit as ss
 import torch
 from torch import nn
 from torch.distributions import Categorical
+from supersuit.utils.basic_transforms.color_reduction import GRAYSCALE_WEIGHTS
 from tqdm import tqdm
 
 import craftium_ma
@@ -60,9 +62,7 @@ class Args:
     """reduce frames to one grey channel (the red block is easier to see in colour)"""
     frame_stack: int = 2
     num_envs: int = 4
-    """env copies; the policy sees num_envs * num_agents slots"""
-    num_cpus: int = 4
-    """worker processes stepping the env copies (0: step them in this process)"""
+    """env copies, stepped together by one pool; the policy sees num_envs * num_agents slots"""
     # PPO
     total_timesteps: int = 400_000
     """agent steps over all slots (one env step of one copy counts num_agents)"""
@@ -151,13 +151,59 @@ def make_parallel_env(args: Args, render_mode=None):
     return env
 
 
-def make_vec_env(args: Args):
-    """Every agent of every copy as one slot of a Gymnasium-style vector env. Slot
-    k is agent k % num_agents of copy k // num_agents. Copies reset themselves."""
-    env = ss.black_death_v3(make_parallel_env(args))  # done agents: zero frames, reward 0
-    vec = ss.pettingzoo_env_to_vec_env_v1(env)
-    return ss.concat_vec_envs_v1(vec, args.num_envs, num_cpus=args.num_cpus,
-                                 base_class="gymnasium")
+class TrainingVecEnv:
+    """The pool as the rollout takes it: slot k is agent k % num_agents of copy
+    k // num_agents, frames preprocessed as make_parallel_env does (grey, the last
+    frame_stack frames, zeros before the first), and a copy whose episode ended is reset
+    in the same step, so its slots' next frames are the next episode's. A slot whose agent
+    is done before its copy sees zero frames and reward 0 until the copy's episode ends."""
+
+    def __init__(self, args: Args):
+        self.pool = craftium_ma.vector_env(args.task, args.num_envs, num_agents=args.num_agents,
+                                           max_cycles=args.max_cycles, obs_size=args.obs_size,
+                                           frameskip=args.frameskip)
+        self.num_agents, self.num_envs = args.num_agents, self.pool.num_envs
+        self.grayscale = args.grayscale
+        h, w, c = self.pool.single_observation_space.shape
+        self.channels = 1 if args.grayscale else c
+        self.observation_space = gymnasium.spaces.Box(
+            0, 255, (h, w, self.channels * args.frame_stack), np.uint8)
+        self.action_space = self.pool.single_action_space
+        self.stack = np.zeros((self.num_envs, *self.observation_space.shape), np.uint8)
+
+    def _push(self, obs, fresh):
+        """Adds the frames to the stacks; `fresh` slots start an episode: no history."""
+        if self.grayscale:
+            obs = (obs.astype(np.float32) @ GRAYSCALE_WEIGHTS).astype(np.uint8)[..., None]
+        self.stack[fresh] = 0
+        self.stack[..., :-self.channels] = self.stack[..., self.channels:].copy()
+        self.stack[..., -self.channels:] = obs
+        return self.stack.copy()
+
+    def reset(self, seed=None):
+        obs, infos = self.pool.reset(seed=seed)
+        return self._push(obs, np.ones(self.num_envs, bool)), infos
+
+    def step(self, actions):
+        obs, rewards, terms, truncs, infos = self.pool.step(actions)
+        ended = episode_over(terms | truncs, infos["active"], self.num_agents)
+        fresh = np.repeat(ended, self.num_agents)
+        if ended.any():
+            reset_obs, _ = self.pool.reset(options={"reset_mask": ended})
+            obs[fresh] = reset_obs[fresh]
+        return self._push(obs, fresh), rewards, terms, truncs, infos
+
+    def close(self):
+        self.pool.close()
+
+
+def episode_over(dones, active, num_agents):
+    """Per copy: every agent is done now or was before (its slot is inactive)."""
+    return (dones | ~active).reshape(-1, num_agents).all(axis=1)
+
+
+def make_vec_env(args: Args) -> TrainingVecEnv:
+    return TrainingVecEnv(args)
 
 
 # --------------------------------------------------------------------------- model
@@ -230,21 +276,20 @@ def load_checkpoint(path, map_location="cpu"):
 class EpisodeTracker:
     """Per-slot episodic returns from the vector env's rewards and done flags.
 
-    Under black_death_v3 all slots of one copy end together (SuperSuit resets the whole
-    copy), so each finished copy gives one row: every agent's return and their sum."""
+    A copy's episode ends when all of its agents are done (see episode_over); each finished
+    copy gives one row: every agent's return and their sum."""
 
     def __init__(self, num_envs: int, num_agents: int):
         self.num_envs, self.num_agents = num_envs, num_agents
         self.returns = np.zeros(num_envs * num_agents)
         self.lengths = np.zeros(num_envs, dtype=int)
 
-    def step(self, rewards, dones):
+    def step(self, rewards, dones, active):
         """Add one step; returns [(env, length, per-agent returns)] for copies that ended."""
         self.returns += rewards
         self.lengths += 1
         finished = []
-        per_env = dones.reshape(self.num_envs, self.num_agents)
-        for e in np.flatnonzero(per_env.any(axis=1)):
+        for e in np.flatnonzero(episode_over(dones, active, self.num_agents)):
             slots = slice(e * self.num_agents, (e + 1) * self.num_agents)
             finished.append((int(e), int(self.lengths[e]), self.returns[slots].copy()))
             self.returns[slots] = 0.0
@@ -418,13 +463,13 @@ def train(args: Args) -> dict:
                 with torch.no_grad():
                     action, logp, _, value = model.act(next_obs)
                 act_buf[t], logp_buf[t], val_buf[t] = action, logp, value
-                obs, rewards, terms, truncs, _ = vec.step(action.numpy())
+                obs, rewards, terms, truncs, infos = vec.step(action.numpy())
                 dones = np.logical_or(terms, truncs)
                 rew_buf[t] = torch.as_tensor(rewards * args.reward_scale, dtype=torch.float32)
                 next_obs = torch.from_numpy(obs)
                 next_done = torch.as_tensor(dones, dtype=torch.float32)
                 global_step += n_slots
-                for e, length, rets in tracker.step(rewards, dones):
+                for e, length, rets in tracker.step(rewards, dones, infos["active"]):
                     wall = wall_offset + time.time() - start
                     ep_csv.writerow([global_step, f"{wall:.1f}", e, length]
                                     + [f"{r:g}" for r in rets] + [f"{rets.sum():g}"])

@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def test_quick_benchmark_writes_complete_results(tmp_path):
     subprocess.run([sys.executable, str(ROOT / "benchmarks" / "run.py"), "--quick",
                     "--agents", "1", "2", "--frameskips", "1", "4", "--resets", "3",
-                    "--out", str(tmp_path)], check=True, timeout=600,
+                    "--vector-envs", "2", "--out", str(tmp_path)], check=True, timeout=600,
                    stdout=subprocess.DEVNULL)
     r = json.loads((tmp_path / "results.json").read_text())
     assert r["machine"]["cores"] >= 1 and r["machine"]["renderer"] not in ("", "unknown")
@@ -36,8 +36,15 @@ def test_quick_benchmark_writes_complete_results(tmp_path):
     samples = r["memory"]["samples"]
     assert len(samples) >= 3 and all(s["server_mb"] > 0 and len(s["clients_mb"]) == 2 for s in samples)
     assert r["supersuit"]["slots"] == 4 and r["supersuit"]["agent_steps_per_s"] > 0
+    vector = r["vector"]
+    assert vector["single_env_agent_steps_per_s"] == r["throughput"][1]["fs1_agent_steps_per_s"]
+    assert vector["supersuit_agent_steps_per_s"] == r["supersuit"]["agent_steps_per_s"]
+    [pool] = vector["pools"]
+    assert (pool["envs"], pool["agents"], pool["batch_size"]) == (2, 2, 1)
+    assert pool["sync_agent_steps_per_s"] > 0 and pool["async_agent_steps_per_s"] > 0
+    assert 0 < pool["python_us_per_agent_step"] < pool["thread_cpu_us_per_agent_step"]
     md = (tmp_path / "results.md").read_text()
-    assert "engine ceiling" in md and r["machine"]["renderer"] in md
+    assert "engine ceiling" in md and r["machine"]["renderer"] in md and "| 2 x 2 |" in md
     assert (tmp_path / "results.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 

@@ -18,7 +18,7 @@ sys.path.insert(0, str(EXAMPLES))
 import train_ppo
 
 # 1 env x 2 agents in this process, tiny frames: 4 updates of 64 steps x 2 slots
-TRAIN = ["--task", "small_room", "--num-agents", "2", "--num-envs", "1", "--num-cpus", "0",
+TRAIN = ["--task", "small_room", "--num-agents", "2", "--num-envs", "1",
          "--max-cycles", "30", "--frameskip", "4", "--obs-size", "32", "--frame-stack", "2",
          "--num-steps", "64", "--num-minibatches", "2", "--update-epochs", "2",
          "--save-interval", "2", "--torch-threads", "1", "--quiet"]
