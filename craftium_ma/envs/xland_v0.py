@@ -40,6 +40,28 @@ def as_ruleset(value) -> Ruleset:
                      f"(goal, rules, init_tiles) triple; got {type(value).__name__}")
 
 
+def _check_options(options: dict, num_agents: int) -> None:
+    """ValueError naming a task option of a wrong value."""
+    if options["mode"] not in MODES:
+        raise ValueError(f"task option mode must be one of {', '.join(MODES)}, "
+                         f"got {options['mode']!r}")
+    if options["mode"] == "competitive" and num_agents < 2:
+        raise ValueError("mode 'competitive' needs at least 2 agents (two teams)")
+    if options["layout"] not in LAYOUTS:
+        raise ValueError(f"task option layout must be one of {', '.join(LAYOUTS)}, "
+                         f"got {options['layout']!r}")
+    if options["rooms"] not in (0, *ROOM_COUNTS):
+        raise ValueError(f"task option rooms must be 0 (drawn) or one of {ROOM_COUNTS}, "
+                         f"got {options['rooms']!r}")
+    trials = options["trial_episodes"]
+    if not isinstance(trials, int) or isinstance(trials, bool) or trials < 1:
+        raise ValueError(f"task option trial_episodes must be a positive int, got {trials!r}")
+    benchmark = options["benchmark"]
+    if not isinstance(benchmark, (str, Benchmark)):
+        raise ValueError(f"task option benchmark must be a benchmark name or a Benchmark, "
+                         f"got {type(benchmark).__name__}")
+
+
 class XLandEnv(CraftiumParallelEnv):
     """The xland task. reset(options={"ruleset": ...}) plays that ruleset; without one the
     episode's seed samples it from the task option benchmark. task_options trial_episodes=k
@@ -47,34 +69,12 @@ class XLandEnv(CraftiumParallelEnv):
 
     def __init__(self, task: str | None = "xland", **kwargs):
         super().__init__(task, **kwargs)
-        options = {**self.task.options, **self.task_options}
-        if options["mode"] not in MODES:
-            raise ValueError(f"task option mode must be one of {', '.join(MODES)}, "
-                             f"got {options['mode']!r}")
-        if options["mode"] == "competitive" and self.num_agents < 2:
-            raise ValueError("mode 'competitive' needs at least 2 agents (two teams)")
-        if options["layout"] not in LAYOUTS:
-            raise ValueError(f"task option layout must be one of {', '.join(LAYOUTS)}, "
-                             f"got {options['layout']!r}")
-        if options["rooms"] not in (0, *ROOM_COUNTS):
-            raise ValueError(f"task option rooms must be 0 (drawn) or one of {ROOM_COUNTS}, "
-                             f"got {options['rooms']!r}")
-        trials = options["trial_episodes"]
-        if not isinstance(trials, int) or isinstance(trials, bool) or trials < 1:
-            raise ValueError(f"task option trial_episodes must be a positive int, got {trials!r}")
-        benchmark = options["benchmark"]
-        if not isinstance(benchmark, (str, Benchmark)):
-            raise ValueError(f"task option benchmark must be a benchmark name or a Benchmark, "
-                             f"got {type(benchmark).__name__}")
+        _check_options({**self.task.options, **self.task_options}, len(self.possible_agents))
         self._next_ruleset: Ruleset | None = None
         self._trial: tuple[Ruleset, int, int] | None = None  # ruleset, layout seed, episodes left
         self.ruleset: Ruleset | None = None  # the current episode's
         self.world = None
         self._extra_infos: dict[str, dict] = {}
-
-    @property
-    def num_agents(self) -> int:
-        return len(self.possible_agents)
 
     def reset(self, seed=None, options=None):
         options = dict(options or {})
@@ -98,6 +98,7 @@ class XLandEnv(CraftiumParallelEnv):
         return benchmark if isinstance(benchmark, Benchmark) else _load_benchmark(benchmark)
 
     def _episode_options(self, task_options: dict, seed: int) -> dict:
+        _check_options(task_options, len(self.possible_agents))  # reset(options=...) may set them
         if self._next_ruleset is not None:
             ruleset, layout_seed = self._next_ruleset, seed
             left = task_options["trial_episodes"] - 1
@@ -108,7 +109,7 @@ class XLandEnv(CraftiumParallelEnv):
             ruleset = self._benchmark(task_options["benchmark"]).sample_ruleset(
                 np.random.default_rng(seed))
             layout_seed, left = seed, task_options["trial_episodes"] - 1
-        world = make_world(ruleset, self.num_agents, task_options["mode"], layout_seed,
+        world = make_world(ruleset, len(self.possible_agents), task_options["mode"], layout_seed,
                            task_options["rooms"], task_options["layout"])
         self._next_ruleset = None
         self._trial = (ruleset, layout_seed, left)

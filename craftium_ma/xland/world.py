@@ -139,15 +139,21 @@ def make_world(ruleset: Ruleset, num_agents: int, mode: str, seed: int, rooms: i
     else:
         rooms = rooms or ROOM_COUNTS[int(rng.integers(len(ROOM_COUNTS)))]
         walls, doorways = _rooms(rng, rooms)
-        free = [(int(x), int(z)) for x, z in np.argwhere(~walls) if (x, z) not in doorways]
-        if objects_needed + num_agents > len(free):
-            raise ValueError(f"{objects_needed} objects and {num_agents} agents do not fit on "
-                             f"the {len(free)} free cells of this {rooms}-room layout")
-        picked = rng.choice(len(free), objects_needed + num_agents, replace=False)
-        cells = [free[i] for i in picked]
-        object_cells = cells[:objects_needed]
+        # objects never stand in a doorway or next to one, where they would block it
+        blocked = {(x + dx, z + dz) for x, z in doorways for dx in (-1, 0, 1) for dz in (-1, 0, 1)}
+        free = [(int(x), int(z)) for x, z in np.argwhere(~walls) if (x, z) not in blocked]
+        if objects_needed > len(free):
+            raise ValueError(f"{objects_needed} objects do not fit on the {len(free)} free "
+                             f"cells of this {rooms}-room layout")
+        object_cells = [free[i] for i in rng.choice(len(free), objects_needed, replace=False)]
+        rest = [(int(x), int(z)) for x, z in np.argwhere(~walls)
+                if (x, z) not in doorways and (x, z) not in set(object_cells)]
+        if num_agents > len(rest):
+            raise ValueError(f"{num_agents} agents do not fit on the {len(rest)} cells left "
+                             f"by the objects of this {rooms}-room layout")
+        agent_cells = [rest[i] for i in rng.choice(len(rest), num_agents, replace=False)]
         directions = rng.integers(4, size=num_agents)
-        agents = [(*cell, int(d)) for cell, d in zip(cells[objects_needed:], directions)]
+        agents = [(*cell, int(d)) for cell, d in zip(agent_cells, directions)]
     objects = [(x, z, int(t), int(c)) for (x, z), (t, c) in zip(object_cells, ruleset.init_tiles)]
     goals = agent_goals(ruleset, mode, num_agents, rng)
     _check_positions(goals, walls)
