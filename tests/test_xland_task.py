@@ -206,3 +206,181 @@ def test_pick_up_and_doors(env):
     assert GridState(env.state(), 2).agents[1] == (3, 3, 0) and r["agent_1"] == 0.0
     _, r, *_ = env.step({"agent_0": NOOP, "agent_1": FORWARD})
     assert r["agent_1"] == pytest.approx(goal_reward(11, T)) == r["agent_0"]
+
+
+# -- game modes ---------------------------------------------------------------------------
+
+MODE_RULESET = ruleset(goal(1, RED_BALL), init=[RED_BALL, BLUE_CUBE, GREEN_STAR, WHITE_HEX])
+
+
+def plan_until_reward(env, actor, infos, limit=40):
+    """The actor follows the planner towards its own goal, the others wait; the step's
+    rewards and terminations once any agent is rewarded."""
+    planner = Planner(infos[actor]["goal"], infos[actor]["rules"],
+                      env.possible_agents.index(actor))
+    for _ in range(limit):
+        action = planner.act(env.state(), len(env.possible_agents))
+        _, rewards, terminations, _, _ = env.step(
+            {a: action if a == actor else NOOP for a in env.agents})
+        if any(rewards.values()):
+            return rewards, terminations
+    raise AssertionError(f"{actor} did not reach its goal {infos[actor]['mission']!r}")
+
+
+@pytest.mark.parametrize("fixture", ["env", "env4"])
+def test_cooperative_rewards_everyone_and_ends(fixture, request):
+    env = request.getfixturevalue(fixture)
+    _, infos = env.reset(seed=0, options={"ruleset": MODE_RULESET, "mode": "cooperative"})
+    assert len({str(i["goal"]) for i in infos.values()}) == 1
+    rewards, terminations = plan_until_reward(env, "agent_1", infos)
+    assert len(set(rewards.values())) == 1 and all(r > 0 for r in rewards.values())
+    assert all(terminations.values()) and env.agents == []
+
+
+@pytest.mark.parametrize("fixture", ["env", "env4"])
+def test_competitive_winner_team_gets_the_reward_the_other_its_negative(fixture, request):
+    env = request.getfixturevalue(fixture)
+    n = len(env.possible_agents)
+    for actor in ("agent_0", "agent_1"):
+        _, infos = env.reset(seed=3, options={"ruleset": MODE_RULESET, "mode": "competitive"})
+        # teams dealt out in turn; each team has its own goal, the same for its members
+        for i in range(2, n):
+            np.testing.assert_array_equal(infos[f"agent_{i}"]["goal"],
+                                          infos[f"agent_{i % 2}"]["goal"])
+        np.testing.assert_array_equal(infos["agent_0"]["goal"], MODE_RULESET.goal)
+        rewards, terminations = plan_until_reward(env, actor, infos)
+        winners = int(actor[-1])
+        r = rewards[actor]
+        assert r > 0
+        assert rewards == {f"agent_{i}": r if i % 2 == winners else -r for i in range(n)}
+        assert all(terminations.values()) and env.agents == []
+
+
+@pytest.mark.parametrize("fixture", ["env", "env4"])
+def test_independent_agents_end_alone(fixture, request):
+    env = request.getfixturevalue(fixture)
+    n = len(env.possible_agents)
+    _, infos = env.reset(seed=4, options={"ruleset": MODE_RULESET, "mode": "independent"})
+    rewards, terminations = plan_until_reward(env, "agent_1", infos)
+    assert rewards["agent_1"] > 0 and terminations["agent_1"]
+    assert all(rewards[a] == 0 and not terminations[a] for a in rewards if a != "agent_1")
+    assert env.agents == [a for a in env.possible_agents if a != "agent_1"]
+    rewards, terminations = plan_until_reward(env, "agent_0", infos)
+    assert rewards["agent_0"] > 0 and terminations["agent_0"] and "agent_1" not in rewards
+    assert len(env.agents) == n - 2
+
+
+# -- episodes -----------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def small():
+    return generate_benchmark("small", 500, seed=7)
+
+
+def record(env, seed, options, steps=12):
+    rng = np.random.default_rng(seed)
+    out = [env.reset(seed=seed, options=options)]
+    for _ in range(steps):
+        if not env.agents:
+            break
+        out.append(env.step({a: int(rng.integers(7)) for a in env.agents}))
+        out.append(env.state())
+    return out
+
+
+def test_same_seed_and_ruleset_same_episode(env, small):
+    options = {"ruleset": small.get_ruleset(5), "layout": "random"}
+    first = record(env, 11, options)
+    record(env, 12, {"ruleset": small.get_ruleset(6), "layout": "random", "rooms": 9})
+    assert_same(first, record(env, 11, options))
+    # without a ruleset the seed samples it, and the world, from the benchmark
+    env.reset(seed=21, options={"benchmark": small, "layout": "random"})
+    goal_21, world_21 = env.ruleset.key(), env.world.lua()
+    env.reset(seed=22, options={"benchmark": small, "layout": "random"})
+    assert env.ruleset.key() != goal_21
+    env.reset(seed=21, options={"benchmark": small, "layout": "random"})
+    assert env.ruleset.key() == goal_21 and env.world.lua() == world_21
+
+
+def test_trial_episodes_keep_ruleset_and_layout(env, small):
+    options = {"benchmark": small, "layout": "random", "trial_episodes": 3}
+    worlds = []
+    for seed in (1, 2, 3, 4):
+        _, infos = env.reset(seed=seed, options=options)
+        worlds.append((env.ruleset.key(), str(env.world.lua()), infos["agent_0"]["mission"]))
+    assert worlds[0] == worlds[1] == worlds[2] != worlds[3]
+
+
+@pytest.mark.parametrize("rooms", [1, 2, 4, 6, 9])
+def test_layouts_have_their_rooms_and_place_on_free_cells(env, small, rooms):
+    env.reset(seed=rooms, options={"ruleset": small.get_ruleset(rooms), "layout": "random",
+                                   "rooms": rooms})
+    world = GridState(env.state(), 2)
+    walls = world.tiles == 2
+    inside = ~walls
+    # rooms are the connected parts of the floor once the doorways are walled up
+    doorways = [(x, z) for x, z in np.argwhere(inside)
+                if (walls[x - 1, z] and walls[x + 1, z]) or (walls[x, z - 1] and walls[x, z + 1])]
+    assert len(doorways) == {1: 0, 2: 1, 4: 4, 6: 7, 9: 12}[rooms]
+    assert len(world.find((0, 0))) == 0  # every cell inside the grid is known
+    placed = sorted((t, c) for t, c in zip(world.tiles[inside], world.colours[inside]) if t > 2)
+    assert placed == sorted(map(tuple, small.get_ruleset(rooms).init_tiles.tolist()))
+    assert len({a[:2] for a in world.agents}) == 2
+    assert all(world.tiles[x, z] == 1 for x, z, _ in world.agents)
+
+
+# -- the planner --------------------------------------------------------------------------
+
+def solved(env, rs, seed) -> bool:
+    _, infos = env.reset(seed=seed, options={"ruleset": rs, "layout": "random", "rooms": 0})
+    planner = Planner(infos["agent_0"]["goal"], infos["agent_0"]["rules"])
+    while "agent_0" in env.agents:
+        action = planner.act(env.state(), 2)
+        _, rewards, *_ = env.step({"agent_0": action, "agent_1": NOOP})
+        if rewards["agent_0"] > 0:
+            return True
+    return False
+
+
+def test_planner_solves_trivial_and_small_rulesets(env, small):
+    """100 sampled rulesets of each level (benchmarks/xland_planner.py reports the figures)."""
+    trivial = generate_benchmark("trivial", 2008, seed=7)
+    rng = np.random.default_rng(0)
+    trivial_wins = sum(solved(env, trivial.sample_ruleset(rng), 100 + i) for i in range(100))
+    small_wins = sum(solved(env, small.sample_ruleset(rng), 200 + i) for i in range(100))
+    assert trivial_wins >= 95 and small_wins >= 80, (trivial_wins, small_wins)
+
+
+# -- bad input ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("bad, message", [
+    ({"goal": [15, 0, 0, 0, 0], "rules": NO_RULES, "init_tiles": [RED_BALL]},
+     "unknown goal id 15"),
+    ({"goal": goal(1, RED_BALL), "rules": np.zeros((1, 6), int), "init_tiles": [RED_BALL]},
+     "has shape"),
+    ({"goal": goal(1, RED_BALL), "rules": NO_RULES, "init_tiles": [(1, 0)]}, "the world can place"),
+    ({"goal": goal(1, RED_BALL)}, "missing"),
+    ("red ball", "ruleset must be"),
+    ({"goal": goal(6, (40, 2)), "rules": NO_RULES, "init_tiles": [RED_BALL]}, "outside the grid"),
+    ({"goal": goal(6, (0, 2)), "rules": NO_RULES, "init_tiles": [RED_BALL]}, "a wall"),
+    ({"goal": goal(1, RED_BALL), "rules": NO_RULES, "init_tiles": [RED_BALL] * 16},
+     "holds 15 objects"),
+])
+def test_malformed_ruleset_raises_before_the_engine(bad, message):
+    env = XLandEnv(task_options={"layout": "test"})
+    with pytest.raises(ValueError, match=message):
+        env.reset(seed=0, options={"ruleset": bad})
+    assert env.engine_pids() == {}
+    env.close()
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"mode": "teams"}, "mode must be one of"), ({"rooms": 3}, "rooms must be"),
+    ({"layout": "maze"}, "layout must be"), ({"trial_episodes": 0}, "trial_episodes"),
+    ({"benchmark": 5}, "benchmark must be"),
+])
+def test_bad_task_options(options, message):
+    with pytest.raises(ValueError, match=message):
+        craftium_ma.parallel_env("xland", task_options=options)
+    with pytest.raises(ValueError, match="needs at least 2 agents"):
+        craftium_ma.parallel_env("xland", num_agents=1, task_options={"mode": "competitive"})
