@@ -15,11 +15,12 @@ import numpy as np
 from craftium_ma.env import CraftiumParallelEnv, task_module
 from craftium_ma.xland.benchmark import Benchmark, load_benchmark
 from craftium_ma.xland.encoding import Ruleset, mission
-from craftium_ma.xland.world import ROOM_COUNTS, make_world
+from craftium_ma.xland.world import ROOM_COUNTS, STATE_PER_AGENT, STATE_SHARED, make_world
 
 MODES = ("cooperative", "competitive", "independent")
 LAYOUTS = ("random", "test")
 TURN_DEGREES = 90.0
+YAW_DEGREES = (0.0, 270.0, 180.0, 90.0)  # the engine's yaw facing north, east, south, west
 
 _load_benchmark = functools.lru_cache(maxsize=4)(load_benchmark)
 
@@ -88,7 +89,16 @@ class XLandEnv(CraftiumParallelEnv):
         return observations, rewards, terminations, truncations, self._with_ruleset(infos)
 
     def _with_ruleset(self, infos: dict) -> dict:
-        return {a: {**info, **self._extra_infos[a]} for a, info in infos.items()}
+        """Each agent's goal, rules and mission; its position and yaw are its cell and
+        direction in the task (a pipelined client reports the task's moves a step later)."""
+        cells = self._state[STATE_SHARED:].reshape(-1, STATE_PER_AGENT)
+        out = {}
+        for i, agent in enumerate(self.possible_agents):
+            if agent in infos:
+                x, z, direction = (int(v) for v in cells[i, :3])
+                out[agent] = {**infos[agent], "position": (float(x), 0.5, float(z)),
+                              "yaw": YAW_DEGREES[direction], **self._extra_infos[agent]}
+        return out
 
     def launch_config(self):
         """A turn action (dx = +-1) turns an agent by a right angle."""

@@ -14,11 +14,9 @@ from collections import deque
 import numpy as np
 
 from .encoding import COMPASS_OFFSETS, VANISH, GoalId, RuleId, Tile, is_pickable
-from .world import MAX_SIZE
+from .world import MAX_SIZE, STATE_PER_AGENT, STATE_SHARED
 
 NOOP, FORWARD, TURN_LEFT, TURN_RIGHT, PICK_UP, PUT_DOWN, TOGGLE = range(7)
-_SHARED = 2 + 2 * MAX_SIZE * MAX_SIZE
-_PER_AGENT = 5
 _MAX_DEPTH = 4  # how deep a chain of rules the planner follows
 
 
@@ -28,9 +26,10 @@ class GridState:
     def __init__(self, state: np.ndarray, num_agents: int):
         state = np.asarray(state).astype(int)
         self.width, self.depth = int(state[0]), int(state[1])
-        grid = state[2:_SHARED].reshape(MAX_SIZE, MAX_SIZE, 2)[:self.width, :self.depth]
+        grid = state[2:STATE_SHARED].reshape(MAX_SIZE, MAX_SIZE, 2)[:self.width, :self.depth]
         self.tiles, self.colours = grid[..., 0], grid[..., 1]
-        agents = state[_SHARED:_SHARED + _PER_AGENT * num_agents].reshape(num_agents, _PER_AGENT)
+        agents = state[STATE_SHARED:STATE_SHARED + STATE_PER_AGENT * num_agents].reshape(
+            num_agents, STATE_PER_AGENT)
         self.agents = [(int(x), int(z), int(d)) for x, z, d, _, _ in agents]
         self.held = [None if t == 0 else (int(t), int(c)) for *_, t, c in agents]
 

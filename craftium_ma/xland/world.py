@@ -14,6 +14,9 @@ import numpy as np
 from .encoding import GoalId, Ruleset, is_pickable, validate_goal
 
 MAX_SIZE = 19  # mods/xland/init.lua's MAX_SIZE
+# state(): grid width, depth, (tile, colour) of each cell of the largest grid; per agent x, z,
+# direction, held tile and colour (mods/xland/task.toml's state)
+STATE_SHARED, STATE_PER_AGENT = 2 + 2 * MAX_SIZE * MAX_SIZE, 5
 ROOM_COUNTS = (1, 2, 4, 6, 9)
 # rooms -> the (columns, rows) arrangements and the range of a room's inside size (cells)
 _ARRANGEMENTS = {1: ((1, 1),), 2: ((2, 1), (1, 2)), 4: ((2, 2),), 6: ((3, 2), (2, 3)),

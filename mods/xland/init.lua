@@ -190,18 +190,27 @@ local function ahead(a)
 	return a.x + d[1], a.z + d[2]
 end
 
--- The agent's player at its cell, with its object in hand (turns are the client's own).
-local function show_agent(a)
-	local player = core.get_player_by_name(a.name)
-	player:set_pos({x = a.x, y = 0.5, z = a.z})
-	craftium_ma.give(player, a.held and {node_of[a.held[1] * 16 + a.held[2]]} or {})
-end
-
--- The direction the player faces: its yaw (radians, 0 north, growing to the west)
--- turned by the client in steps of 90 degrees.
+-- The direction the player's camera faces: its yaw (radians, 0 north, growing to
+-- the west) in steps of 90 degrees.
 local function direction_of(player)
 	local quarter = math.floor(player:get_look_horizontal() / (math.pi / 2) + 0.5) % 4
 	return (4 - quarter) % 4
+end
+
+-- The agent's player at its cell, facing its direction, with its object in hand.
+-- A turn's camera move is the client's own; the task's direction is the one that
+-- counts, and is sent to the client where they differ (a pipelined client gets the
+-- last step's position, and with it its yaw, after it turned). The yaw is set before
+-- the position, which sends it along.
+local function show_agent(a, moved)
+	local player = core.get_player_by_name(a.name)
+	if moved or direction_of(player) ~= a.dir then
+		player:set_look_horizontal(math.rad(YAWS[a.dir + 1]))
+	end
+	if moved then
+		player:set_pos({x = a.x, y = 0.5, z = a.z})
+	end
+	craftium_ma.give(player, a.held and {node_of[a.held[1] * 16 + a.held[2]]} or {})
 end
 
 -- Actions, read from the keys of the manifest's actions ---------------------------
@@ -246,6 +255,10 @@ local function act(a, control)
 		if walkable(x, z) then
 			a.x, a.z = x, z
 		end
+	elseif control.left then
+		a.dir = (a.dir + 3) % 4
+	elseif control.right then
+		a.dir = (a.dir + 1) % 4
 	elseif control.aux1 then
 		pick_up(a)
 	elseif control.down then
@@ -443,10 +456,30 @@ local function load_world(world)
 	end
 end
 
+-- Without a world from Python (a session driven without XLandEnv): an empty 9 x 9
+-- room, the agents in a row facing north, no goal, no rules.
+local function empty_world()
+	local walls = {}
+	for x = 0, 10 do
+		for z = 0, 10 do
+			walls[#walls + 1] = (x == 0 or z == 0 or x == 10 or z == 10) and 1 or 0
+		end
+	end
+	local spots, goals = {}, {}
+	for i in ipairs(craftium_ma.agents()) do
+		spots[#spots + 1], spots[#spots + 2], spots[#spots + 3] = i, 1, 0
+		for _ = 1, 5 do
+			goals[#goals + 1] = 0
+		end
+	end
+	return {width = 11, depth = 11, walls = walls, objects = {}, agents = spots, goals = goals,
+		rules = {}}
+end
+
 craftium_ma.register_on_reset(function(_, options)
 	core.set_timeofday(0.5)
 	mode = options.mode
-	load_world(options.world)
+	load_world(options.world or empty_world())
 	build()
 	if mode == "competitive" then
 		craftium_ma.split_teams(TEAMS)
@@ -456,23 +489,19 @@ craftium_ma.register_on_reset(function(_, options)
 		player:set_physics_override({speed = 0, jump = 0, sneak = false})
 		player:set_properties({eye_height = EYE_HEIGHT})
 		craftium_ma.spawn(player, {x = a.x, y = 0.5, z = a.z}, YAWS[a.dir + 1], PITCH)
-		show_agent(a)
+		show_agent(a, false)
 	end
 end)
 
 craftium_ma.register_on_step(function()
 	for _, a in ipairs(agents) do
 		if not a.done then
-			local player = core.get_player_by_name(a.name)
-			local before = {a.x, a.z, a.held}
-			a.dir = direction_of(player)
-			act(a, player:get_player_control())
+			local x, z = a.x, a.z
+			act(a, core.get_player_by_name(a.name):get_player_control())
 			for _, rule in ipairs(rules) do
 				apply_rule(a, rule)
 			end
-			if before[1] ~= a.x or before[2] ~= a.z or before[3] ~= a.held then
-				show_agent(a)
-			end
+			show_agent(a, x ~= a.x or z ~= a.z)
 		end
 	end
 	write_dirty()
