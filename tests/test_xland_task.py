@@ -343,12 +343,13 @@ def solved(env, rs, seed) -> bool:
 
 
 def test_planner_solves_trivial_and_small_rulesets(env, small):
-    """100 sampled rulesets of each level (benchmarks/xland_planner.py reports the figures)."""
+    """A sample of 30 rulesets of each level, at least 95 % and 80 % solved
+    (benchmarks/xland_task.py runs 100 of each and reports the figures)."""
     trivial = generate_benchmark("trivial", 2008, seed=7)
     rng = np.random.default_rng(0)
-    trivial_wins = sum(solved(env, trivial.sample_ruleset(rng), 100 + i) for i in range(100))
-    small_wins = sum(solved(env, small.sample_ruleset(rng), 200 + i) for i in range(100))
-    assert trivial_wins >= 95 and small_wins >= 80, (trivial_wins, small_wins)
+    trivial_wins = sum(solved(env, trivial.sample_ruleset(rng), 100 + i) for i in range(30))
+    small_wins = sum(solved(env, small.sample_ruleset(rng), 200 + i) for i in range(30))
+    assert trivial_wins >= 29 and small_wins >= 24, (trivial_wins, small_wins)
 
 
 # -- bad input ----------------------------------------------------------------------------
