@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import sys
 import time
@@ -20,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import measure  # noqa: E402
+from xland_generation import machine, machine_line  # noqa: E402
 
 import craftium_ma  # noqa: E402
 from craftium_ma.xland import load_benchmark  # noqa: E402
@@ -98,9 +97,7 @@ def step_figures(agents: int, steps: int) -> dict:
 
 
 def markdown(results: dict) -> str:
-    m = results["machine"]
-    lines = [f"Machine: {m['nproc']} cores (nproc), {m['cpu']}, load average "
-             f"{m['load_average'][0]:.2f} at the start; {results['date']}.", "",
+    lines = [machine_line(results), "",
              "| planner on | rulesets | solved | mean return | mean steps (solved) | time (s) |",
              "| --- | ---: | ---: | ---: | ---: | ---: |"]
     for r in results["planner"]:
@@ -126,9 +123,7 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=1000, help="env steps per agent count")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args()
-    machine = {**measure.machine(), "nproc": len(os.sched_getaffinity(0)),
-               "load_average": os.getloadavg()}
-    results = {"machine": machine, "date": time.strftime("%Y-%m-%d %H:%M"),
+    results = {"machine": machine(), "date": time.strftime("%Y-%m-%d %H:%M"),
                "planner": [planner_figures(level, args.episodes) for level in BENCHMARKS],
                "reset": [reset_figures(n, args.resets) for n in (1, 4, 8)],
                "steps": [step_figures(n, args.steps) for n in (1, 2, 4, 8)]}

@@ -3,6 +3,8 @@ test layout, with its reward in the same step; the game modes with 2 and 4 agent
 seed and ruleset giving the same episode; the planner solving sampled rulesets; bad input
 refused before anything reaches Lua."""
 
+import contextlib
+
 import numpy as np
 import pytest
 
@@ -52,20 +54,23 @@ def rule(rid, a, b=(0, 0), c=(1, 0)):
     return [rid, *a, *b, *c]
 
 
+def xland_env(num_agents):
+    """The test layout; 32 x 32 frames, short episodes."""
+    return contextlib.closing(craftium_ma.parallel_env(
+        "xland", num_agents=num_agents, max_cycles=T, obs_size=32,
+        task_options={"layout": "test", "benchmark": "trivial-2008"}))
+
+
 @pytest.fixture(scope="module")
 def env():
-    e = craftium_ma.parallel_env("xland", num_agents=2, max_cycles=T, obs_size=32,
-                                 task_options={"layout": "test", "benchmark": "trivial-2008"})
-    yield e
-    e.close()
+    with xland_env(2) as e:
+        yield e
 
 
 @pytest.fixture(scope="module")
 def env4():
-    e = craftium_ma.parallel_env("xland", num_agents=4, max_cycles=T, obs_size=32,
-                                 task_options={"layout": "test", "benchmark": "trivial-2008"})
-    yield e
-    e.close()
+    with xland_env(4) as e:
+        yield e
 
 
 def play(env, rs, script, actor="agent_0", options=None):
