@@ -76,7 +76,6 @@ local function register_object(name, shape, colour, walkable)
 end
 
 local node_of = {}   -- tile * 16 + colour -> node name
-local object_of = {} -- content id -> {tile, colour}
 for tile, shape in pairs(SHAPES) do
 	for colour, def in ipairs(COLOURS) do
 		local name = "xland:" .. shape .. "_" .. def[1]
@@ -102,14 +101,7 @@ end
 block("xland:floor", fill("#262626") .. "^[fill:14x14:1,1:#3a3a3a")
 block("xland:wall", fill("#6b5238") .. "^[fill:16x2:0,7:#58432e")
 
-core.register_on_mods_loaded(function()
-	for key, name in pairs(node_of) do
-		object_of[core.get_content_id(name)] = {math.floor(key / 16), key % 16}
-	end
-end)
-
 local C_AIR = core.get_content_id("air")
-local C_FLOOR = core.get_content_id("xland:floor")
 local C_WALL = core.get_content_id("xland:wall")
 
 craftium_ma.register_area({x = 0, y = 0, z = 0}, {x = MAX_SIZE - 1, y = WALL_HEIGHT + 1,
@@ -450,9 +442,10 @@ local function load_world(world)
 	goals = chunks(world.goals, 5)
 	rules = chunks(world.rules, 7)
 	agents = {}
+	local spots = chunks(world.agents, 3)
 	for i, name in ipairs(craftium_ma.agents()) do
-		local spot = chunks(world.agents, 3)[i]
-		agents[i] = {name = name, x = spot[1], z = spot[2], dir = spot[3], held = nil, done = false}
+		agents[i] = {name = name, x = spots[i][1], z = spots[i][2], dir = spots[i][3], held = nil,
+			done = false}
 	end
 end
 
