@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .encoding import GoalId, Ruleset, is_pickable, validate_goal
+from .encoding import COMPASS_OFFSETS, GoalId, Ruleset, is_pickable, validate_goal
 
 MAX_SIZE = 19  # mods/xland/init.lua's MAX_SIZE
 # state(): grid width, depth, (tile, colour) of each cell of the largest grid; per agent x, z,
@@ -154,6 +154,11 @@ def make_world(ruleset: Ruleset, num_agents: int, mode: str, seed: int, rooms: i
         if num_agents > len(rest):
             raise ValueError(f"{num_agents} agents do not fit on the {len(rest)} cells left "
                              f"by the objects of this {rooms}-room layout")
+        # agents start with no object next to them where there is room (a goal next to an
+        # agent's start would be reached in the first step)
+        near = {(x + dx, z + dz) for x, z in object_cells for dx, dz in COMPASS_OFFSETS}
+        apart = [c for c in rest if c not in near]
+        rest = apart if len(apart) >= num_agents else rest
         agent_cells = [rest[i] for i in rng.choice(len(rest), num_agents, replace=False)]
         directions = rng.integers(4, size=num_agents)
         agents = [(*cell, int(d)) for cell, d in zip(agent_cells, directions)]
