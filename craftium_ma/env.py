@@ -7,6 +7,7 @@ that was never reset pickles, and every copy starts its own server and clients.
 
 from __future__ import annotations
 
+import importlib
 import ipaddress
 import math
 import numbers
@@ -163,6 +164,13 @@ class CraftiumParallelEnv(ParallelEnv):
             self._session.close()
             self._session = None
         task_options = {**self.task.options, **self.task_options, **(options or {})}
+        # Gymnasium's convention: a seed also fixes the episodes reset without one after it
+        if seed is not None:
+            seed = int(seed) % 2**31
+            self._seeds = np.random.default_rng(seed)
+        else:
+            seed = int(self._seeds.integers(2**31))
+        task_options = self._episode_options(task_options, seed)
         if self._session is None:
             self._session = LockstepSession(self.launch_config(), self.frameskip, self.pipelined,
                                             chat_outbox=self._chat_outbox)
@@ -170,12 +178,6 @@ class CraftiumParallelEnv(ParallelEnv):
             # area to load and does not show (its episode can differ from later ones in a
             # few pixels), so that every episode is one of a used env (docs/environments.md)
             self._session.reset(0, task_options, self.possible_agents, max_cycles=self.max_cycles)
-        # Gymnasium's convention: a seed also fixes the episodes reset without one after it
-        if seed is not None:
-            seed = int(seed) % 2**31
-            self._seeds = np.random.default_rng(seed)
-        else:
-            seed = int(self._seeds.integers(2**31))
         observations, result = self._session.reset(seed, task_options, self.possible_agents,
                                                    max_cycles=self.max_cycles)
         self.agents = list(self.possible_agents)
@@ -187,6 +189,11 @@ class CraftiumParallelEnv(ParallelEnv):
         return dict(self._frames), {a: dict(self._info(o, lua[a]), engine_restarted=restarted,
                                             chat=heard[a])
                                     for a, o in observations.items()}
+
+    def _episode_options(self, task_options: dict, seed: int) -> dict:
+        """The options Lua gets for the episode of this seed; a task's env class may draw
+        more from them (craftium_ma.envs.xland_v0 draws its world)."""
+        return task_options
 
     def step(self, actions: dict):
         engine_actions = self._engine_actions(actions)
@@ -474,8 +481,22 @@ def _why_outside(space: spaces.Space, action) -> str:
 
 
 def parallel_env(task: str | None = None, **kwargs) -> CraftiumParallelEnv:
-    """The task as a PettingZoo ParallelEnv (see CraftiumParallelEnv for kwargs)."""
-    return CraftiumParallelEnv(task, **kwargs)
+    """The task as a PettingZoo ParallelEnv (see CraftiumParallelEnv for kwargs); a task
+    whose manifest names an env class (env_class = "module:Class") gets that subclass."""
+    return _env_class(task, kwargs.get("task_dir"))(task, **kwargs)
+
+
+def _env_class(task, task_dir) -> type[CraftiumParallelEnv]:
+    """The manifest's env class; CraftiumParallelEnv where there is none, or where the task
+    cannot be loaded (its constructor then says why)."""
+    try:
+        spec = load_task(task_dir) if task_dir is not None else find_task(task)
+    except (TaskError, TypeError):
+        return CraftiumParallelEnv
+    if task is not None and task_dir is not None or spec.env_class is None:
+        return CraftiumParallelEnv
+    module, _, name = spec.env_class.partition(":")
+    return getattr(importlib.import_module(module), name)
 
 
 def raw_env(task: str | None = None, **kwargs):

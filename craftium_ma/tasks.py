@@ -61,6 +61,7 @@ class Task:
     options_without_default: tuple[str, ...] = ()  # task_options that have no default
     hud: tuple[str, ...] = DEFAULT_HUD  # HUD_PARTS the agents see
     nametags: bool = False  # whether agents see each other's name tags
+    env_class: str | None = None  # "module:Class", a CraftiumParallelEnv subclass (manifest: env_class =)
 
     @property
     def env_id(self) -> str:
@@ -130,7 +131,7 @@ def load_task(directory: str | Path) -> Task:
             client_settings={k: str(v) for k, v in m.get("client", {}).items()},
             options=dict(m.get("options", {})), world_template=world,
             options_without_default=tuple(m.get("options_without_default", ())),
-            hud=hud, nametags=m.get("nametags", False))
+            hud=hud, nametags=m.get("nametags", False), env_class=m.get("env_class"))
     except (KeyError, TypeError, tomllib.TOMLDecodeError) as e:
         raise TaskError(f"{manifest}: malformed manifest ({e!r})") from None
 

@@ -25,7 +25,7 @@ import zmq
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space, iterate
 
-from .env import CraftiumParallelEnv, _is_int
+from .env import CraftiumParallelEnv, _is_int, parallel_env
 from .lockstep import POLL_SLICE_MS
 
 
@@ -51,7 +51,7 @@ class CraftiumVectorEnv(gymnasium.vector.VectorEnv):
         batch_size = num_envs if batch_size is None else batch_size
         if not _is_int(batch_size) or not 1 <= batch_size <= num_envs:
             raise ValueError(f"batch_size must be an int in 1..num_envs={num_envs}, got {batch_size!r}")
-        self.envs = [CraftiumParallelEnv(task, **env_kwargs) for _ in range(num_envs)]
+        self.envs = [parallel_env(task, **env_kwargs) for _ in range(num_envs)]
         self.batch_size = int(batch_size)
         self._first_seeds = self._seeds_of(seed, "seed")
         first = self.envs[0]

@@ -26,7 +26,6 @@ from craftium_ma.viewer import create_app
 from human_client import HumanClient
 
 ROOT = Path(__file__).resolve().parent.parent
-SCREENSHOT = ROOT / "docs" / "img" / "viewer.png"
 TOKEN = "test-token"
 
 
@@ -247,7 +246,7 @@ def test_the_control_api_steps_exactly_n_and_rejects_bad_requests(live):
 
 
 def test_a_human_who_joins_shows_in_the_page_and_its_feed(live, browser, tmp_path):
-    """(and the screenshot of docs/humans.md, with the human in the world)"""
+    """(docs/img/viewer.png is this test's screenshot, with the human in the world)"""
     wait_for(lambda: browser.find_element(By.ID, "status").text == "running", what="running")
     human = HumanClient(live.runner.human_logins["alice"], tmp_path / "alice")
     try:
@@ -266,9 +265,9 @@ def test_a_human_who_joins_shows_in_the_page_and_its_feed(live, browser, tmp_pat
         wait_for(lambda: len(live.runner.snapshot().episode_returns) >= 3, timeout=30,
                  what="three episodes")
         time.sleep(0.5)
-        SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
-        assert browser.save_screenshot(str(SCREENSHOT))
-        assert SCREENSHOT.stat().st_size > 10_000
+        screenshot = tmp_path / "viewer.png"
+        assert browser.save_screenshot(str(screenshot))
+        assert screenshot.stat().st_size > 10_000
         assert browser.find_elements(By.CSS_SELECTOR, "#returns-plot polyline")
     finally:
         human.close()

@@ -1,7 +1,8 @@
-"""XLand-MiniGrid's rulesets for our 3D world: the encoding, the generator, the benchmarks.
+"""XLand-MiniGrid's rulesets for our 3D world: the encoding, the generator, the benchmarks,
+the episode's world (world.py) and a scripted planner (planner.py).
 
-Engine-free: this package only makes and stores rulesets; the 3D task that plays them is a
-separate piece.
+Engine-free: the 3D task that plays the rulesets is the mod mods/xland with its env
+craftium_ma.envs.xland_v0.
 """
 
 from .benchmark import Benchmark, load_benchmark, registered_benchmarks

@@ -1,0 +1,136 @@
+"""xland: XLand-MiniGrid's rules and goals in a 3D grid world (mods/xland/task.toml, docs/xland.md).
+
+XLandEnv draws each episode's world in Python (craftium_ma.xland.world) from the ruleset and
+the seed, checks it, and passes it to the Lua mod as plain integer lists; infos carry each
+agent's goal, the rules and the mission text.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+
+import numpy as np
+
+from craftium_ma.env import CraftiumParallelEnv, task_module
+from craftium_ma.xland.benchmark import Benchmark, load_benchmark
+from craftium_ma.xland.encoding import Ruleset, mission
+from craftium_ma.xland.world import ROOM_COUNTS, STATE_PER_AGENT, STATE_SHARED, make_world
+
+MODES = ("cooperative", "competitive", "independent")
+LAYOUTS = ("random", "test")
+TURN_DEGREES = 90.0
+YAW_DEGREES = (0.0, 270.0, 180.0, 90.0)  # the engine's yaw facing north, east, south, west
+
+_load_benchmark = functools.lru_cache(maxsize=4)(load_benchmark)
+
+
+def as_ruleset(value) -> Ruleset:
+    """A Ruleset, or its encoding: a dict with goal, rules and init_tiles, or such a triple."""
+    if isinstance(value, Ruleset):
+        return value
+    if isinstance(value, dict):
+        missing = {"goal", "rules", "init_tiles"} - set(value)
+        if missing:
+            raise ValueError(f"ruleset: a dict ruleset needs goal, rules and init_tiles; "
+                             f"missing {sorted(missing)}")
+        return Ruleset(value["goal"], value["rules"], value["init_tiles"])
+    if isinstance(value, (tuple, list)) and len(value) == 3:
+        return Ruleset(*value)
+    raise ValueError(f"ruleset must be a Ruleset, a dict of goal, rules and init_tiles, or a "
+                     f"(goal, rules, init_tiles) triple; got {type(value).__name__}")
+
+
+def _check_options(options: dict, num_agents: int) -> None:
+    """ValueError naming a task option of a wrong value."""
+    if options["mode"] not in MODES:
+        raise ValueError(f"task option mode must be one of {', '.join(MODES)}, "
+                         f"got {options['mode']!r}")
+    if options["mode"] == "competitive" and num_agents < 2:
+        raise ValueError("mode 'competitive' needs at least 2 agents (two teams)")
+    if options["layout"] not in LAYOUTS:
+        raise ValueError(f"task option layout must be one of {', '.join(LAYOUTS)}, "
+                         f"got {options['layout']!r}")
+    if options["rooms"] not in (0, *ROOM_COUNTS):
+        raise ValueError(f"task option rooms must be 0 (drawn) or one of {ROOM_COUNTS}, "
+                         f"got {options['rooms']!r}")
+    trials = options["trial_episodes"]
+    if not isinstance(trials, int) or isinstance(trials, bool) or trials < 1:
+        raise ValueError(f"task option trial_episodes must be a positive int, got {trials!r}")
+    benchmark = options["benchmark"]
+    if not isinstance(benchmark, (str, Benchmark)):
+        raise ValueError(f"task option benchmark must be a benchmark name or a Benchmark, "
+                         f"got {type(benchmark).__name__}")
+
+
+class XLandEnv(CraftiumParallelEnv):
+    """The xland task. reset(options={"ruleset": ...}) plays that ruleset; without one the
+    episode's seed samples it from the task option benchmark. task_options trial_episodes=k
+    keeps a ruleset and its layout seed for k episodes."""
+
+    def __init__(self, task: str | None = "xland", **kwargs):
+        super().__init__(task, **kwargs)
+        _check_options({**self.task.options, **self.task_options}, len(self.possible_agents))
+        self._next_ruleset: Ruleset | None = None
+        self._trial: tuple[Ruleset, int, int] | None = None  # ruleset, layout seed, episodes left
+        self.ruleset: Ruleset | None = None  # the current episode's
+        self.world = None
+        self._extra_infos: dict[str, dict] = {}
+
+    def reset(self, seed=None, options=None):
+        options = dict(options or {})
+        ruleset = options.pop("ruleset", None)
+        self._next_ruleset = None if ruleset is None else as_ruleset(ruleset)
+        observations, infos = super().reset(seed=seed, options=options)
+        return observations, self._with_ruleset(infos)
+
+    def step(self, actions):
+        observations, rewards, terminations, truncations, infos = super().step(actions)
+        return observations, rewards, terminations, truncations, self._with_ruleset(infos)
+
+    def _with_ruleset(self, infos: dict) -> dict:
+        """Each agent's goal, rules and mission; its position and yaw are its cell and
+        direction in the task (a pipelined client reports the task's moves a step later)."""
+        cells = self._state[STATE_SHARED:].reshape(-1, STATE_PER_AGENT)
+        out = {}
+        for i, agent in enumerate(self.possible_agents):
+            if agent in infos:
+                x, z, direction = (int(v) for v in cells[i, :3])
+                out[agent] = {**infos[agent], "position": (float(x), 0.5, float(z)),
+                              "yaw": YAW_DEGREES[direction], **self._extra_infos[agent]}
+        return out
+
+    def launch_config(self):
+        """A turn action (dx = +-1) turns an agent by a right angle."""
+        return dataclasses.replace(super().launch_config(), turn_degrees=TURN_DEGREES)
+
+    def _benchmark(self, benchmark) -> Benchmark:
+        return benchmark if isinstance(benchmark, Benchmark) else _load_benchmark(benchmark)
+
+    def _episode_options(self, task_options: dict, seed: int) -> dict:
+        _check_options(task_options, len(self.possible_agents))  # reset(options=...) may set them
+        if self._next_ruleset is not None:
+            ruleset, layout_seed = self._next_ruleset, seed
+            left = task_options["trial_episodes"] - 1
+        elif self._trial is not None and self._trial[2] > 0:
+            ruleset, layout_seed, left = self._trial
+            left -= 1
+        else:
+            ruleset = self._benchmark(task_options["benchmark"]).sample_ruleset(
+                np.random.default_rng(seed))
+            layout_seed, left = seed, task_options["trial_episodes"] - 1
+        world = make_world(ruleset, len(self.possible_agents), task_options["mode"], layout_seed,
+                           task_options["rooms"], task_options["layout"])
+        self._next_ruleset = None
+        self._trial = (ruleset, layout_seed, left)
+        self.ruleset, self.world = ruleset, world
+        rules = ruleset.rules.copy()
+        self._extra_infos = {
+            agent: {"goal": goal.copy(), "rules": rules,
+                    "mission": mission(Ruleset(goal, ruleset.rules, ruleset.init_tiles))}
+            for agent, goal in zip(self.possible_agents, world.goals)}
+        options = {k: v for k, v in task_options.items() if k != "benchmark"}
+        return {**options, "world": world.lua()}
+
+
+env, parallel_env, raw_env = task_module("xland")
