@@ -84,8 +84,10 @@ class XLandEnv(CraftiumParallelEnv):
         observations, infos = super().reset(seed=seed, options=options)
         return observations, self._with_ruleset(infos)
 
-    def step(self, actions):
-        observations, rewards, terminations, truncations, infos = super().step(actions)
+    def _step_result(self, observations: dict, result: dict):
+        """(step()'s and the vector pool's)"""
+        observations, rewards, terminations, truncations, infos = super()._step_result(
+            observations, result)
         return observations, rewards, terminations, truncations, self._with_ruleset(infos)
 
     def _with_ruleset(self, infos: dict) -> dict:
