@@ -52,7 +52,7 @@ def test_termination_reaches_only_that_player(session):
     assert not any(f["agent_0"] for f in flags)
 
 
-def walk_forward(session, pause: float, steps: int = 100):
+def walk_forward(session, pause: float, steps: int = 40):
     obs, _ = session.reset(seed=1, options={"targets": False}, agents=AGENTS)
     start = np.array(obs["agent_0"].position)
     for _ in range(steps):
@@ -64,12 +64,12 @@ def walk_forward(session, pause: float, steps: int = 100):
 
 def test_game_time_follows_steps_not_the_wall_clock(session):
     fast_distance, fast_time = walk_forward(session, pause=0.0)
-    slow_distance, slow_time = walk_forward(session, pause=0.2)
+    slow_distance, slow_time = walk_forward(session, pause=0.1)
     dt = session.config.frame_dtime * session.frameskip
     assert fast_distance > 5  # it really walked
     assert slow_distance == pytest.approx(fast_distance, rel=0.01)
-    assert fast_time == pytest.approx(100 * dt, rel=1e-4)
-    assert slow_time == pytest.approx(100 * dt, rel=1e-4)
+    assert fast_time == pytest.approx(40 * dt, rel=1e-4)
+    assert slow_time == pytest.approx(40 * dt, rel=1e-4)
 
 
 def test_frames_are_not_blank_and_change_when_the_camera_turns(session):
