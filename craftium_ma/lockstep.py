@@ -179,18 +179,20 @@ class LockstepSession:
                                        seed=seed, options=options,
                                        max_cycles=max_cycles)["result"]
         for agent in agents:
-            self._agents[agent].send(protocol.encode_request(protocol.OBSERVE, self.step_count))
+            self._agents[agent].send(protocol.encode_request(protocol.OBSERVE, self.step_count,
+                                                             flags=protocol.NOT_DRAWN))
         self._gather(agents)
         # Zero-time steps until the world is ready (the task area generated, the
         # map in range sent and meshed, the last episode's other blocks dropped);
         # at least one, so that the look direction set by the reset reaches the
-        # camera before the frame.
+        # camera before the frame. Frames before the drop cannot be the reset's.
         deadline = time.monotonic() + self.config.timeout
         self._map_sent = blocks_dropped = False
         while True:
             drop = self._map_sent and not blocks_dropped
-            observations, tick = self.step({a: NOOP for a in agents}, frames=0,
-                                           flags=protocol.DROP_UNSENT_BLOCKS if drop else 0)
+            flags = (protocol.DROP_UNSENT_BLOCKS if drop
+                     else 0 if blocks_dropped else protocol.NOT_DRAWN)
+            observations, tick = self.step({a: NOOP for a in agents}, frames=0, flags=flags)
             blocks_dropped |= drop
             if result.get("loading") and not tick.get("loading"):
                 result = tick  # the reset waited for the task area and ran in this tick

@@ -30,6 +30,9 @@ PIPELINED = 1  # request flag: draw the frame while the server ticks
 # request flag of a reset's zero-time step: the server has sent the episode's map,
 # drop the last episode's blocks it did not send again (docs/engine.md)
 DROP_UNSENT_BLOCKS = 2
+# request flag: nobody looks at this step's frame, do not draw it (a reset's loading
+# steps); the reply carries the last frame drawn
+NOT_DRAWN = 4
 _REQUEST = struct.Struct("<4sHHIIHHff")
 _HEADER = struct.Struct("<4sHHIHHfffffHH")
 _READY, _DEAD = 1, 2
