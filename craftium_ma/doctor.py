@@ -22,6 +22,10 @@ from .tasks import TaskError, shipped_tasks
 DISTRIBUTION = "craftium-ma"
 PROBE_TIMEOUT_S = 30.0
 BUILD_FIX = "craftium-ma engine build"
+# Engine patch 0014 asks for 8 MiB of UDP receive buffer; the kernel gives at most
+# rmem_max. Below 4 MiB a reset's burst of map blocks at 8 agents can lose packets.
+RECEIVE_BUFFER_WANTED = 4 << 20
+RMEM_MAX = Path("/proc/sys/net/core/rmem_max")
 
 
 def recipe_build() -> Path | None:
@@ -172,6 +176,14 @@ def main() -> int:
             report("missing", "GL renderer", str(e), "apt-get install libgl1-mesa-dri libegl-mesa0")
     else:
         report("missing", "GL renderer", "not checked: it takes a client of the engine build", BUILD_FIX)
+
+    if RMEM_MAX.is_file():
+        rmem_max = int(RMEM_MAX.read_text())
+        enough = rmem_max >= RECEIVE_BUFFER_WANTED
+        report("ok" if enough else "warning", "UDP receive buffer",
+               f"net.core.rmem_max = {rmem_max} bytes" + ("" if enough else
+               ": a reset with many agents can lose map block packets and stall 0.1 s"),
+               "" if enough else "sysctl -w net.core.rmem_max=8388608")
 
     try:
         extras = missing_extras()

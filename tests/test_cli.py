@@ -30,6 +30,10 @@ def test_without_an_engine_build_doctor_and_engine_path_say_how_to_build(tmp_pat
         at = next(i for i, line in enumerate(lines) if line.startswith(f"missing  {what}:"))
         assert lines[at + 1].strip() == "add it with: craftium-ma engine build"
     assert any(line.startswith("ok       tasks: bridge mod and ") for line in lines)
+    rmem_max = int(open("/proc/sys/net/core/rmem_max").read())
+    assert any(line.split(":")[0].split() == ["ok" if rmem_max >= 4 << 20 else "warning", "UDP",
+                                              "receive", "buffer"] and str(rmem_max) in line
+               for line in lines)
     path = craftium_ma("engine", "path", **env)
     assert path.returncode == 1 and "craftium-ma engine build" in path.stderr
 
