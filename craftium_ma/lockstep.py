@@ -120,10 +120,12 @@ class LockstepSession:
         while not sock.poll(POLL_SLICE_MS):
             self._processes.check_alive()
             if time.monotonic() > deadline:
-                raise TimeoutError(f"no answer from the {process_title(process)} within "
-                                   f"{self.config.timeout:.0f} s:\n"
-                                   f"{self._processes.log_tail(process)}")
+                raise self._no_answer(process)
         return sock.recv_multipart()
+
+    def _no_answer(self, process: str) -> TimeoutError:
+        return TimeoutError(f"no answer from the {process_title(process)} within "
+                            f"{self.config.timeout:.0f} s:\n{self._processes.log_tail(process)}")
 
     def _control_request(self, cmd: str, **fields) -> dict:
         self._control.send(protocol.encode_control(cmd, **fields))
@@ -205,7 +207,6 @@ class LockstepSession:
                                    f"{self.config.timeout:.0f} s")
         return observations, dict(result, state=tick.get("state"))
 
-    @_breaks_on_failure
     def step(self, actions: dict[str, AgentAction], frames: int | None = None, flags: int = 0):
         """One lock-step: every agent in `actions` acts, the server ticks once.
         A zero-time step (a reset's) is always strict: its frame shows what the
@@ -262,9 +263,7 @@ class LockstepSession:
             waiting = [p for p, s in (("server", self._control),
                                       *((a, self._agents[a]) for a in self._in_flight))
                        if s not in self._taken and not s.poll(0)]
-            process = waiting[0] if waiting else "server"
-            raise TimeoutError(f"no answer from the {process_title(process)} within "
-                               f"{self.config.timeout:.0f} s:\n{self._processes.log_tail(process)}")
+            raise self._no_answer(waiting[0] if waiting else "server")
 
     def __enter__(self):
         return self

@@ -375,7 +375,7 @@ class Runner:
                          rewards={a: float(r) for a, r in rewards.items()},
                          terminations={a: bool(t) for a, t in terminations.items()},
                          truncations={a: bool(t) for a, t in truncations.items()})
-        for event in env.world_events() if hasattr(env, "world_events") else []:
+        for event in env.world_events():
             event = _plain(dict(event))
             kind = event.pop("type")
             if kind in EVENT_TYPES:
@@ -405,7 +405,7 @@ class Runner:
         """Keep what the snapshot and the viewer show (in the runner's thread, which
         alone touches the env)."""
         env = self.env
-        humans = env.humans_state() if hasattr(env, "humans_state") else {}
+        humans = env.humans_state()
         task_state = _plain(env.state()) if hasattr(env, "state_space") else None
         with self._cond:
             for a, info in infos.items():
