@@ -33,9 +33,10 @@ def rss_mb(pid: int) -> float:
     return float("nan")
 
 
-def make_env(task: str, agents: int, frameskip: int = 1, obs_size: int = 64, pipelined: bool = False):
-    return craftium_ma.parallel_env(task, num_agents=agents, frameskip=frameskip,
-                                    obs_size=obs_size, max_cycles=10**9, pipelined=pipelined)
+def make_env(task: str, agents: int, frameskip: int = 1, obs_size: int = 64, pipelined: bool = False,
+             cpus=None):
+    return craftium_ma.parallel_env(task, num_agents=agents, frameskip=frameskip, obs_size=obs_size,
+                                    max_cycles=10**9, pipelined=pipelined, cpus=cpus)
 
 
 def engine_ceiling(task: str, agents: int, seconds: float, warmup: float = 4.0) -> dict:
@@ -92,11 +93,11 @@ class RandomActions:
 
 
 def env_throughput(task: str, agents: int, frameskip: int, agent_steps: int,
-                   pipelined: bool = False) -> dict:
+                   pipelined: bool = False, cpus=None) -> dict:
     """parallel_env agent-steps/s (summed over agents) with random actions.
 
     Episodes that end are reset outside the timed spans."""
-    env = make_env(task, agents, frameskip, pipelined=pipelined)
+    env = make_env(task, agents, frameskip, pipelined=pipelined, cpus=cpus)
     try:
         env.reset(seed=0)
         act = RandomActions(env)
@@ -203,14 +204,15 @@ class PoolPythonCost:
 
 
 def pool_throughput(task: str, envs: int, agents: int, agent_steps: int,
-                    batch_size: int | None = None) -> dict:
+                    batch_size: int | None = None, cpu_affinity: bool = True) -> dict:
     """craftium_ma.vector_env agent-steps/s (summed over rows) with random actions: step()
     of all envs at once (sync), and, with batch_size < envs, send()/recv() of batch_size
     envs at a time (async). Also the pool's own Python time per agent-step (sync), and the
     first reset's time (the engine processes of all envs start then)."""
     start = time.perf_counter()
     pool = craftium_ma.vector_env(task, envs, batch_size=batch_size or envs, seed=0,
-                                  num_agents=agents, obs_size=64, max_cycles=10**9)
+                                  cpu_affinity=cpu_affinity, num_agents=agents, obs_size=64,
+                                  max_cycles=10**9)
     try:
         rng = np.random.default_rng(0)
         n = pool.single_action_space.n
@@ -224,6 +226,7 @@ def pool_throughput(task: str, envs: int, agents: int, agent_steps: int,
                 cost.call(pool.step, rng.integers(n, size=pool.num_envs))
                 done += pool.num_envs
         out = {"envs": envs, "agents": agents, "batch_size": pool.batch_size,
+               "cpu_affinity": cpu_affinity,
                "first_reset_s": first_reset,
                "sync_agent_steps_per_s": done / (time.perf_counter() - start),
                "python_us_per_agent_step": 1e6 * statistics.median(cost.per_call) / pool.num_envs,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import sys
 import time
@@ -63,7 +64,7 @@ def run(args) -> dict:
                "python": platform.python_version(), "date": time.strftime("%Y-%m-%d %H:%M"),
                "quick": quick, "throughput": [], "lifecycle": [], "memory": None, "supersuit": None}
 
-    phases = Phases(len(args.agents) * (len(configs(args)) + 2) + 2 + len(args.vector_envs))
+    phases = Phases(len(args.agents) * (len(configs(args)) + 2) + 4 + len(args.vector_envs))
     for n in args.agents:
         phases.start(f"{n} agent(s): engine ceiling")
         ceiling = measure.engine_ceiling(args.task, n, seconds, warmup=2.0 if quick else 4.0)
@@ -90,9 +91,10 @@ def run(args) -> dict:
 
 
 def run_vector(args, phases: Phases, results: dict | None = None) -> dict:
-    """The vector_env pool at M envs x 2 agents, sync and async (batch_size M/2), against
-    one env of 2 agents and SuperSuit's 2 x 2 over 2 processes (from `results` where the
-    run measured them already)."""
+    """The vector_env pool at M envs x 2 agents, sync and async (batch_size M/2), each env
+    pinned to its share of the CPUs (the default), and at M = 2 unpinned too; against one
+    env of 2 agents (as parallel_env starts it, and with cpus= every CPU) and SuperSuit's
+    2 x 2 over 2 processes (from `results` where the run measured them already)."""
     quick = args.quick
     agent_steps = 300 if quick else 3000
     single = next((row["fs1_agent_steps_per_s"] for row in (results or {}).get("throughput", [])
@@ -100,34 +102,42 @@ def run_vector(args, phases: Phases, results: dict | None = None) -> dict:
     if single is None:
         phases.start("vector baseline: one env of 2 agents")
         single = measure.env_throughput(args.task, 2, 1, agent_steps)["agent_steps_per_s"]
+    phases.start("vector baseline: one env of 2 agents, pinned to the CPUs (cpus=)")
+    pinned = measure.env_throughput(args.task, 2, 1, agent_steps,
+                                    cpus=sorted(os.sched_getaffinity(0)))["agent_steps_per_s"]
     supersuit = (results or {}).get("supersuit")
     if supersuit is None:
         phases.start("vector baseline: SuperSuit concat_vec_envs_v1, 2 envs x 2 agents")
         supersuit = measure.supersuit_throughput(args.task, 2, 2, 100 if quick else 1000)
     pools = []
-    for m in args.vector_envs:
-        phases.start(f"vector_env: {m} envs x 2 agents, sync" + (", async" if m > 1 else ""))
-        pools.append(measure.pool_throughput(args.task, m, 2, agent_steps,
+    for m, affinity in [(m, True) for m in args.vector_envs] + [(2, False)]:
+        phases.start(f"vector_env: {m} envs x 2 agents, sync" + (", async" if m > 1 else "")
+                     + ("" if affinity else ", not pinned"))
+        pools.append(measure.pool_throughput(args.task, m, 2, agent_steps, cpu_affinity=affinity,
                                              batch_size=m // 2 if m > 1 else None))
-    return {"single_env_agent_steps_per_s": single,
+    return {"single_env_agent_steps_per_s": single, "single_env_pinned_agent_steps_per_s": pinned,
             "supersuit_agent_steps_per_s": supersuit["agent_steps_per_s"], "pools": pools}
 
 
 def vector_markdown(v: dict) -> str:
-    lines = ["| pool | sync agent-steps/s | x one env | x SuperSuit | async (batch M/2) agent-steps/s "
+    one, pinned, ss = (v["single_env_agent_steps_per_s"], v["single_env_pinned_agent_steps_per_s"],
+                       v["supersuit_agent_steps_per_s"])
+    lines = ["| pool | pinned | sync agent-steps/s | x one env | x one env pinned | x SuperSuit "
+             "| async (batch M/2) agent-steps/s | async x one env | async x SuperSuit "
              "| pool's Python us/agent-step | main thread CPU us/agent-step | first reset s |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for p in v["pools"]:
         sync = p["sync_agent_steps_per_s"]
         asyn = p.get("async_agent_steps_per_s")
-        lines.append(f"| {p['envs']} x {p['agents']} | {sync:.0f} | "
-                     f"{sync / v['single_env_agent_steps_per_s']:.2f} | "
-                     f"{sync / v['supersuit_agent_steps_per_s']:.2f} | "
-                     f"{'-' if asyn is None else f'{asyn:.0f}'} | {p['python_us_per_agent_step']:.1f} | "
+        async_cells = ("- | - | -" if asyn is None
+                       else f"{asyn:.0f} | {asyn / one:.2f} | {asyn / ss:.2f}")
+        lines.append(f"| {p['envs']} x {p['agents']} | {'yes' if p['cpu_affinity'] else 'no'} | "
+                     f"{sync:.0f} | {sync / one:.2f} | {sync / pinned:.2f} | {sync / ss:.2f} | "
+                     f"{async_cells} | {p['python_us_per_agent_step']:.1f} | "
                      f"{p['thread_cpu_us_per_agent_step']:.0f} | {p['first_reset_s']:.2f} |")
-    lines += ["", f"One env of 2 agents: {v['single_env_agent_steps_per_s']:.0f} agent-steps/s; "
-              f"SuperSuit concat_vec_envs_v1 (2 envs x 2 agents, 2 processes): "
-              f"{v['supersuit_agent_steps_per_s']:.0f} agent-steps/s", ""]
+    lines += ["", f"One env of 2 agents: {one:.0f} agent-steps/s; pinned (cpus= every CPU): "
+              f"{pinned:.0f}; SuperSuit concat_vec_envs_v1 (2 envs x 2 agents, 2 processes): "
+              f"{ss:.0f} agent-steps/s", ""]
     return "\n".join(lines)
 
 
@@ -209,7 +219,7 @@ def main(argv=None):
         args.resets, args.memory_steps = min(args.resets, 5), min(args.memory_steps, 200)
     args.out.mkdir(parents=True, exist_ok=True)
     if args.only == "vector":
-        phases = Phases(len(args.vector_envs) + 2)
+        phases = Phases(len(args.vector_envs) + 4)
         results = {"task": args.task, "machine": measure.machine(), "python": platform.python_version(),
                    "date": time.strftime("%Y-%m-%d %H:%M"), "quick": args.quick,
                    "vector": run_vector(args, phases)}

@@ -43,6 +43,19 @@ def _positive_int(name: str, value) -> int:
     return int(value)
 
 
+def _cpu_list(cpus) -> tuple[int, ...]:
+    """cpus=: None (no pinning) or distinct CPUs this process may run on."""
+    if cpus is None:
+        return ()
+    allowed = os.sched_getaffinity(0)
+    listed = list(cpus) if isinstance(cpus, (list, tuple, range)) else None
+    if (not listed or not all(_is_int(c) for c in listed) or len(set(listed)) != len(listed)
+            or not set(listed) <= allowed):
+        raise ValueError(f"cpus must be None or distinct CPUs this process may run on "
+                         f"(os.sched_getaffinity(0): {sorted(allowed)}), got {cpus!r}")
+    return tuple(int(c) for c in listed)
+
+
 def _frame_size(obs_size) -> tuple[int, int]:
     if _is_int(obs_size):
         obs_size = (obs_size, obs_size)
@@ -74,7 +87,7 @@ class CraftiumParallelEnv(ParallelEnv):
                  render_mode: str | None = None, action_space: str = "discrete",
                  task_options: dict | None = None, frame_dtime: float = 0.05,
                  timeout: float = 60.0, pipelined: bool = False, humans=None,
-                 bind_address: str = "127.0.0.1"):
+                 bind_address: str = "127.0.0.1", cpus=None):
         if task is not None and task_dir is not None:
             raise ValueError(f"give a task id or task_dir=, not both (got {task!r} and "
                              f"task_dir={str(task_dir)!r})")
@@ -119,6 +132,7 @@ class CraftiumParallelEnv(ParallelEnv):
         except ValueError:
             raise ValueError(f"bind_address must be an IP address to listen on, got "
                              f"{bind_address!r}") from None
+        self.cpus = _cpu_list(cpus)
         self._chat_outbox = deque()  # {"from", "text"} for the server to say next tick
         self._world_events = deque()
         self._humans_state = {h: _human_state({}) for h in self.humans}
@@ -409,7 +423,7 @@ class CraftiumParallelEnv(ParallelEnv):
                              "craftium_ma_hud": ",".join(self.task.hud),
                              "craftium_ma_nametags": str(self.task.nametags).lower()},
             client_settings=self.task.client_settings, world_template=self.task.world_template,
-            humans=list(self.humans), bind_address=self.bind_address)
+            humans=list(self.humans), bind_address=self.bind_address, cpus=self.cpus)
 
     def engine_pids(self) -> dict[str, int]:
         """Process ids of the running Luanti server ("server") and each agent's

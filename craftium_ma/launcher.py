@@ -49,6 +49,15 @@ class LaunchConfig:
     gameid: str = "minetest"
     humans: list[str] = field(default_factory=list)  # players who may join with a password
     bind_address: str = "127.0.0.1"  # where the server listens (humans connect there)
+    cpus: tuple[int, ...] = ()  # CPUs the processes are pinned to (cpus_of); () for no pinning
+
+    def cpus_of(self, name: str) -> tuple[int, ...]:
+        """The CPU process `name` ("server" or an agent) runs on: the agents go round
+        the CPUs in turn and the server takes the next turn. () where not pinned."""
+        if not self.cpus:
+            return ()
+        turn = len(self.agents) if name == "server" else self.agents.index(name)
+        return (self.cpus[turn % len(self.cpus)],)
 
 
 # Settings every server and client gets; a task's own settings override them.
@@ -260,6 +269,9 @@ class EngineProcesses:
         # SCHED_BATCH: a thread woken by a packet does not preempt the one running,
         # so the many small hand-offs of a step cost fewer context switches
         argv = ["chrt", "--batch", "0", self._build.binary, *args, "--logfile", f"{log}.debug"]
+        cpus = self.config.cpus_of(name)
+        if cpus:  # pinned from the start: every thread it starts inherits the CPU
+            argv = ["taskset", "--cpu-list", ",".join(map(str, cpus)), *argv]
         # own user data (mod storage) per process, see patch 0004; the media cache
         # (files named by their sha1) is shared, so clients skip the download
         user = self.dir / f"{name}-user"

@@ -45,13 +45,17 @@ class CraftiumVectorEnv(gymnasium.vector.VectorEnv):
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
 
     def __init__(self, task: str, num_envs: int, *, batch_size: int | None = None,
-                 seed=None, **env_kwargs):
+                 seed=None, cpu_affinity=True, **env_kwargs):
         if not _is_int(num_envs) or num_envs < 1:
             raise ValueError(f"num_envs must be an int >= 1 (environments in the pool), got {num_envs!r}")
         batch_size = num_envs if batch_size is None else batch_size
         if not _is_int(batch_size) or not 1 <= batch_size <= num_envs:
             raise ValueError(f"batch_size must be an int in 1..num_envs={num_envs}, got {batch_size!r}")
-        self.envs = [parallel_env(task, **env_kwargs) for _ in range(num_envs)]
+        if "cpus" in env_kwargs:
+            raise ValueError("the pool pins its envs itself: give it cpu_affinity= (True, False "
+                             "or the CPUs to share out), not cpus=")
+        cpus = _cpus_per_env(cpu_affinity, num_envs)
+        self.envs = [parallel_env(task, cpus=cpus[e], **env_kwargs) for e in range(num_envs)]
         self.batch_size = int(batch_size)
         self._first_seeds = self._seeds_of(seed, "seed")
         first = self.envs[0]
@@ -84,6 +88,10 @@ class CraftiumVectorEnv(gymnasium.vector.VectorEnv):
         os.set_blocking(self._wake_read, False)
         self._poller.register(self._wake_read, zmq.POLLIN)
         self._threads = ThreadPoolExecutor(max_workers=n, thread_name_prefix="craftium-ma-reset")
+        # infos["agent_id"] and the masks of the keys every row has, read-only (shared by all steps)
+        self._agent_of_row = np.arange(self.num_envs) % self.num_agents
+        self._every_row = np.ones(self.num_envs, bool)
+        self._agent_of_row.flags.writeable = self._every_row.flags.writeable = False
 
     # -- Gymnasium's face ----------------------------------------------------------------
 
@@ -309,39 +317,37 @@ class CraftiumVectorEnv(gymnasium.vector.VectorEnv):
         results, the others (a masked reset's) their live agents' last frames."""
         n = self.num_agents
         rows = len(envs) * n
-        obs = np.zeros((rows, *self.single_observation_space.shape), self.single_observation_space.dtype)
-        active = np.zeros(rows, bool)
-        live, rewards, terminations, truncations, infos = [], [], [], [], []
+        obs = np.empty((rows, *self.single_observation_space.shape), self.single_observation_space.dtype)
+        rewards, active = np.zeros(rows), np.zeros(rows, bool)
+        terminations, truncations = np.zeros(rows, bool), np.zeros(rows, bool)
+        live, infos = [], []
         for k, e in enumerate(envs):
-            if e not in fresh:  # its live agents' last frames
-                env = self.envs[e]
-                for i, agent in enumerate(self.agents):
-                    if agent in env.agents:
-                        obs[k * n + i] = env._frames[agent]
-                        active[k * n + i] = True
-                continue
-            result, self._results[e] = self._results[e], None
+            if e in fresh:
+                result, self._results[e] = self._results[e], None
+                frames = result.frames
+            else:  # its live agents' last frames, no flags, no infos
+                result, env = None, self.envs[e]
+                frames = {a: env._frames[a] for a in env.agents}
             for i, agent in enumerate(self.agents):
-                frame = result.frames.get(agent)
-                if frame is None:
-                    continue  # inactive: zero observation, reward 0, no flags, no infos
                 row = k * n + i
+                frame = frames.get(agent)
+                if frame is None:  # inactive: zero observation, reward 0, no flags, no infos
+                    obs[row] = 0
+                    continue
                 obs[row] = frame
-                live.append(row)
-                rewards.append(result.rewards[agent])
-                terminations.append(result.terminations[agent])
-                truncations.append(result.truncations[agent])
-                infos.append(result.infos[agent])
-        active[live] = True
-        batch = [np.zeros(rows, np.float64), np.zeros(rows, bool), np.zeros(rows, bool)]
-        for array, values in zip(batch, (rewards, terminations, truncations)):
-            array[live] = values
-        every = np.ones(rows, bool)
-        vector_infos = {"env_id": np.repeat(np.asarray(envs, np.int64), n), "_env_id": every,
-                        "agent_id": np.arange(rows) % n, "_agent_id": every,
+                active[row] = True
+                if result is not None:
+                    live.append(row)
+                    rewards[row] = result.rewards[agent]
+                    terminations[row] = result.terminations[agent]
+                    truncations[row] = result.truncations[agent]
+                    infos.append(result.infos[agent])
+        every = self._every_row[:rows]
+        vector_infos = {"env_id": np.array(envs).repeat(n), "_env_id": every,
+                        "agent_id": self._agent_of_row[:rows], "_agent_id": every,
                         "active": active, "_active": every}
-        vector_infos.update(_batched_infos(live, infos, rows))
-        return (obs, *batch, vector_infos)
+        vector_infos.update(_batched_infos(live, infos, every))
+        return obs, rewards, terminations, truncations, vector_infos
 
     def _actions_per_row(self, actions, rows: int) -> list:
         space = self.single_action_space
@@ -415,14 +421,32 @@ class CraftiumVectorEnv(gymnasium.vector.VectorEnv):
             raise RuntimeError(f"{what} while envs {sorted(busy)} are in flight: recv() them first")
 
 
-def _batched_infos(rows_given: list[int], infos: list[dict], rows: int) -> dict:
-    """Per-agent info dicts as Gymnasium's dict of arrays, each key with its mask "_key":
-    numbers, bools and tuples of numbers (position) in numeric arrays, anything else in
-    object arrays."""
+def _cpus_per_env(cpu_affinity, num_envs: int) -> list:
+    """Each env's cpus= (None: not pinned): the CPUs shared out in order, an equal
+    number to each env, or, with more envs than CPUs, one CPU to each env in turn."""
+    if cpu_affinity is False:
+        return [None] * num_envs
+    if cpu_affinity is True:
+        cpus = sorted(os.sched_getaffinity(0))
+    elif isinstance(cpu_affinity, (list, tuple, range)) and len(cpu_affinity) > 0:
+        cpus = list(cpu_affinity)
+    else:
+        raise ValueError(f"cpu_affinity must be True, False or a list of CPUs, got {cpu_affinity!r}")
+    if num_envs >= len(cpus):
+        return [[cpus[e % len(cpus)]] for e in range(num_envs)]
+    each = len(cpus) // num_envs
+    return [cpus[e * each:(e + 1) * each] for e in range(num_envs)]
+
+
+def _batched_infos(rows_given: list[int], infos: list[dict], every: np.ndarray) -> dict:
+    """Per-agent info dicts as Gymnasium's dict of arrays, each key with its mask "_key"
+    (`every`, the read-only mask of all rows, for a key every row has): numbers, bools
+    and tuples of numbers (position) in numeric arrays, anything else in object arrays."""
     out = {}
+    rows = len(every)
     if len(infos) == rows and all(info.keys() == infos[0].keys() for info in infos):
         for key in infos[0]:  # the common case: every row has the same keys
-            out[key], out["_" + key] = _array_of([info[key] for info in infos]), np.ones(rows, bool)
+            out[key], out["_" + key] = _array_of([info[key] for info in infos]), every
         return out
     for key in dict.fromkeys(key for info in infos for key in info):
         where = [row for row, info in zip(rows_given, infos) if key in info]
@@ -438,20 +462,27 @@ def _batched_infos(rows_given: list[int], infos: list[dict], rows: int) -> dict:
 
 
 def _array_of(values: list) -> np.ndarray:
-    try:
-        array = np.asarray(values)
-    except ValueError:  # values of different shapes
-        array = None
-    if array is None or array.dtype.kind not in "biuf":
-        array = np.empty(len(values), object)
-        for i, value in enumerate(values):
-            array[i] = value
+    """Numbers, bools and tuples of numbers in a numeric array; lists, strings, dicts
+    and values of different shapes in an object array (one element per row)."""
+    if not isinstance(values[0], (list, dict, str)):
+        try:
+            array = np.asarray(values)
+        except ValueError:  # values of different shapes
+            array = None
+        if array is not None and array.dtype.kind in "biuf":
+            return array
+    array = np.empty(len(values), object)
+    for i, value in enumerate(values):
+        array[i] = value
     return array
 
 
 def vector_env(task: str, num_envs: int, *, batch_size: int | None = None, seed=None,
-               **env_kwargs) -> CraftiumVectorEnv:
+               cpu_affinity=True, **env_kwargs) -> CraftiumVectorEnv:
     """`num_envs` envs of `task` in one pool, as a gymnasium.vector.VectorEnv whose rows
     are agents (row e * num_agents + i is agent i of env e). `seed`: an int (env e gets
-    seed + e) or one per env; `env_kwargs` are parallel_env's. See docs/vector.md."""
-    return CraftiumVectorEnv(task, num_envs, batch_size=batch_size, seed=seed, **env_kwargs)
+    seed + e) or one per env; `cpu_affinity`: pin each env's engine processes to its share
+    of the CPUs (True: those this process may use; or a list of CPUs; False: no pinning);
+    `env_kwargs` are parallel_env's. See docs/vector.md."""
+    return CraftiumVectorEnv(task, num_envs, batch_size=batch_size, seed=seed,
+                             cpu_affinity=cpu_affinity, **env_kwargs)

@@ -1,5 +1,6 @@
 """Shared fixtures: sessions of real Luanti processes running tests/mods/lockstep_test."""
 
+import os
 from pathlib import Path
 
 import numpy as np
@@ -39,3 +40,11 @@ def assert_same(a, b, where="episode"):
         np.testing.assert_array_equal(a, b, err_msg=where)
     else:
         assert a == b, where
+
+
+def engine_thread_cpus(pid: int) -> set:
+    """The CPUs the threads of engine process `pid` may run on, but Mesa's shader cache
+    writer ("luanti:disk$0"), which gives itself every CPU and idles after start-up."""
+    threads = [t for t in os.listdir(f"/proc/{pid}/task")
+               if ":disk$" not in open(f"/proc/{pid}/task/{t}/comm").read()]
+    return {c for t in threads for c in os.sched_getaffinity(int(t))}

@@ -40,12 +40,14 @@ def test_quick_benchmark_writes_complete_results(tmp_path):
     vector = r["vector"]
     assert vector["single_env_agent_steps_per_s"] == r["throughput"][1]["fs1_agent_steps_per_s"]
     assert vector["supersuit_agent_steps_per_s"] == r["supersuit"]["agent_steps_per_s"]
-    [pool] = vector["pools"]
-    assert (pool["envs"], pool["agents"], pool["batch_size"]) == (2, 2, 1)
-    assert pool["sync_agent_steps_per_s"] > 0 and pool["async_agent_steps_per_s"] > 0
-    assert 0 < pool["python_us_per_agent_step"] < pool["thread_cpu_us_per_agent_step"]
+    assert vector["single_env_pinned_agent_steps_per_s"] > 0
+    assert [p["cpu_affinity"] for p in vector["pools"]] == [True, False]
+    for pool in vector["pools"]:
+        assert (pool["envs"], pool["agents"], pool["batch_size"]) == (2, 2, 1)
+        assert pool["sync_agent_steps_per_s"] > 0 and pool["async_agent_steps_per_s"] > 0
+        assert 0 < pool["python_us_per_agent_step"] < pool["thread_cpu_us_per_agent_step"]
     md = (tmp_path / "results.md").read_text()
-    assert "engine ceiling" in md and r["machine"]["renderer"] in md and "| 2 x 2 |" in md
+    assert "engine ceiling" in md and r["machine"]["renderer"] in md and "| 2 x 2 | no |" in md
     assert (tmp_path / "results.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 

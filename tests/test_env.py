@@ -2,6 +2,7 @@
 tests on every task, seeding, rendering, state, the registry and bad input."""
 
 import importlib
+import os
 import pickle
 
 import numpy as np
@@ -13,7 +14,7 @@ from pettingzoo.test.state_test import test_state as aec_state_test
 
 import craftium_ma
 from craftium_ma.tasks import shipped_tasks
-from conftest import assert_same
+from conftest import assert_same, engine_thread_cpus
 
 TASKS = craftium_ma.tasks()
 
@@ -180,10 +181,27 @@ def test_num_agents_out_of_range(n):
     ({"obs_size": 2}, "obs_size"),
     ({"max_cycles": 0}, "max_cycles"), ({"frameskip": 0}, "frameskip"),
     ({"render_mode": "ansi"}, "render_mode"), ({"action_space": "mouse"}, "action_space"),
+    ({"cpus": [10**6]}, "cpus"), ({"cpus": []}, "cpus"), ({"cpus": [0, 0]}, "cpus"),
+    ({"cpus": "0"}, "cpus"),
 ])
 def test_bad_arguments(kwargs, match):
     with pytest.raises(ValueError, match=match):
         craftium_ma.parallel_env("small_room", **kwargs)
+
+
+def test_cpus_pin_every_engine_thread_and_spread_the_agents():
+    cpus = sorted(os.sched_getaffinity(0))[:2]
+    env = craftium_ma.parallel_env("small_room", num_agents=2, obs_size=16, cpus=cpus)
+    try:
+        env.reset(seed=0)
+        env.step({a: 1 for a in env.agents})
+        pids = env.engine_pids()
+        placed = {name: engine_thread_cpus(pid) for name, pid in pids.items()}
+    finally:
+        env.close()
+    # the agents go round the CPUs, the server takes the next turn
+    assert placed == {"agent_0": {cpus[0]}, "agent_1": {cpus[1 % len(cpus)]},
+                      "server": {cpus[0]}}
 
 
 def test_step_before_reset():

@@ -12,7 +12,8 @@ import pytest
 from gymnasium.wrappers.vector import DictInfoToList, RecordEpisodeStatistics
 
 import craftium_ma
-from craftium_ma.vector import CraftiumVectorEnv
+from craftium_ma.vector import CraftiumVectorEnv, _cpus_per_env
+from conftest import engine_thread_cpus
 
 # 2 agents, tiny frames, episodes of 3 steps: 8 steps see two episode ends and autoresets
 OPTIONS = {"num_agents": 2, "obs_size": 16, "max_cycles": 3, "timeout": 30}
@@ -206,6 +207,28 @@ def test_bad_input_raises_clearly(small_room):
         with pytest.raises(ValueError, match="batch_size"):
             CraftiumVectorEnv("small_room", 2, batch_size=bad)
     pool.step(np.zeros(4, np.int64))  # the pool still works
+
+
+def test_each_env_runs_on_its_share_of_the_cpus(small_room):
+    """cpu_affinity=True (the default) shares the CPUs out among the envs: with as many
+    envs as CPUs or more, each env's engine processes, every thread, on one CPU."""
+    pool, _ = small_room
+    cpus = sorted(os.sched_getaffinity(0))
+    shares = [list(env.cpus) for env in pool.envs]
+    assert shares == ([cpus[:len(cpus) // 2], cpus[len(cpus) // 2:2 * (len(cpus) // 2)]]
+                      if len(cpus) >= 2 else [cpus, cpus])
+    for env, share in zip(pool.envs, shares):
+        config = env.launch_config()
+        for name, pid in env.engine_pids().items():
+            placed = engine_thread_cpus(pid)
+            assert placed == set(config.cpus_of(name)) and placed <= set(share), (name, placed)
+    assert _cpus_per_env(list(range(16)), 8)[7] == [14, 15]  # 16 CPUs, 8 envs: two each
+    assert _cpus_per_env([0, 1], 3) == [[0], [1], [0]]  # more envs than CPUs: in turn
+    assert _cpus_per_env(False, 2) == [None, None]
+    with pytest.raises(ValueError, match="cpu_affinity"):
+        CraftiumVectorEnv("small_room", 2, cpu_affinity="all")
+    with pytest.raises(ValueError, match="cpu_affinity="):
+        CraftiumVectorEnv("small_room", 2, cpus=[0])
 
 
 def test_engine_fault_restarts_only_that_env(small_room):
