@@ -26,7 +26,7 @@ import zmq
 from . import protocol
 from .build import find_engine
 from .launcher import EngineProcesses, LaunchConfig, process_title
-from .protocol import AgentTimeoutError, EngineError, Observation
+from .protocol import AgentTimeoutError, EngineError, Observation, ProtocolError
 
 POLL_SLICE_MS = 100
 
@@ -221,10 +221,14 @@ class LockstepSession:
                   flags: int = 0) -> list[zmq.Socket]:
         """The first half of step(): sends the actions and the tick, waits for nothing.
 
-        Returns the sockets that answer the step: once each has a message (a caller
-        driving many sessions polls them together), receive_step() does not wait."""
+        Returns the sockets to watch for the step's answer (a caller driving many
+        sessions polls them together): the agents', and, pipelined, the server's. In a
+        strict step the server replies before its done marker reaches the clients, so
+        its reply is in by the time their frames are. Once each socket returned has a
+        message, receive_step() does not wait."""
         frames = self.frameskip if frames is None else frames
-        if self.pipelined and frames > 0:
+        pipelined = self.pipelined and frames > 0
+        if pipelined:
             flags |= protocol.PIPELINED
         self.step_count += 1
         for agent, a in actions.items():
@@ -236,7 +240,8 @@ class LockstepSession:
             dtime=frames * self.config.frame_dtime, **({"chat": chat} if chat else {})))
         self._in_flight = list(actions)
         self._sent_at = time.monotonic()
-        return [self._control, *(self._agents[a] for a in actions)]
+        agents = [self._agents[a] for a in actions]
+        return [self._control, *agents] if pipelined else agents
 
     @_breaks_on_failure
     def receive_step(self):
@@ -256,9 +261,17 @@ class LockstepSession:
     @_breaks_on_failure
     def check_in_flight(self):
         """For a caller that polls send_step()'s sockets itself: raises what
-        receive_step()'s wait would when an engine process died or the step
-        is not answered within the timeout."""
+        receive_step()'s wait would when an engine process died, the server answered
+        with an error (a Lua error in the tick, after which the agents wait for a tick
+        that never ends), or the step is not answered within the timeout."""
         self._processes.check_alive()
+        if self._control not in self._taken and self._control.poll(0):
+            self._taken[self._control] = self._control.recv_multipart()
+        if self._control in self._taken:
+            try:
+                protocol.decode_control(self._taken[self._control][0])
+            except (ProtocolError, EngineError, AgentTimeoutError):
+                self._reply_of_server()  # raises the server's error, with its log
         if time.monotonic() - self._sent_at > self.config.timeout:
             waiting = [p for p, s in (("server", self._control),
                                       *((a, self._agents[a]) for a in self._in_flight))

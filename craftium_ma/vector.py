@@ -88,10 +88,13 @@ class CraftiumVectorEnv(gymnasium.vector.VectorEnv):
         os.set_blocking(self._wake_read, False)
         self._poller.register(self._wake_read, zmq.POLLIN)
         self._threads = ThreadPoolExecutor(max_workers=n, thread_name_prefix="craftium-ma-reset")
-        # infos["agent_id"] and the masks of the keys every row has, read-only (shared by all steps)
+        # step()'s infos["env_id"] and ["agent_id"], and the masks of the keys every row
+        # has: read-only arrays shared by all steps
+        self._env_of_row = np.repeat(np.arange(n), self.num_agents)
         self._agent_of_row = np.arange(self.num_envs) % self.num_agents
         self._every_row = np.ones(self.num_envs, bool)
-        self._agent_of_row.flags.writeable = self._every_row.flags.writeable = False
+        for shared in (self._env_of_row, self._agent_of_row, self._every_row):
+            shared.flags.writeable = False
 
     # -- Gymnasium's face ----------------------------------------------------------------
 
@@ -119,7 +122,7 @@ class CraftiumVectorEnv(gymnasium.vector.VectorEnv):
         if not self._started:
             raise RuntimeError("step() before reset(): call reset() first")
         everyone = range(len(self.envs))
-        self.send(actions)
+        self._send(everyone, self._actions_per_row(actions, self.num_envs))
         self._wait(len(self.envs))
         self._ready.clear()
         return self._assemble(everyone, everyone)
@@ -157,19 +160,23 @@ class CraftiumVectorEnv(gymnasium.vector.VectorEnv):
         per row of those envs in that order. An env whose episode is over is reset
         instead (its actions are ignored), and so are the rows of inactive agents."""
         env_ids = self._env_ids(env_ids)
-        rows = len(env_ids) * self.num_agents
-        per_row = self._actions_per_row(actions, rows)
+        self._send(env_ids, self._actions_per_row(actions, len(env_ids) * self.num_agents))
+
+    def _send(self, env_ids, per_row: list):
+        """send() to envs known to be idle, with one action per row of them."""
+        n = self.num_agents
         steps = []
         for k, e in enumerate(env_ids):
             if self._ended[e]:
                 continue
             env = self.envs[e]
-            given = dict(zip(self.agents, per_row[k * self.num_agents:(k + 1) * self.num_agents]))
+            given = dict(zip(self.agents, per_row[k * n:(k + 1) * n]))
             try:
-                steps.append((e, env._engine_actions({a: given[a] for a in env.agents})))
+                steps.append((e, env._engine_actions(
+                    given if len(env.agents) == n else {a: given[a] for a in env.agents})))
             except ValueError as error:
                 agent = next(a for a in env.agents if not env.action_space(a).contains(given[a]))
-                row = e * self.num_agents + self.agents.index(agent)
+                row = e * n + self.agents.index(agent)
                 raise ValueError(f"row {row} (env {e}, {agent}): {error}") from None
         for e in env_ids:
             if self._ended[e]:
@@ -317,7 +324,8 @@ class CraftiumVectorEnv(gymnasium.vector.VectorEnv):
         results, the others (a masked reset's) their live agents' last frames."""
         n = self.num_agents
         rows = len(envs) * n
-        obs = np.empty((rows, *self.single_observation_space.shape), self.single_observation_space.dtype)
+        space = self.single_observation_space
+        obs = np.empty((rows, *space.shape), space.dtype)
         rewards, active = np.zeros(rows), np.zeros(rows, bool)
         terminations, truncations = np.zeros(rows, bool), np.zeros(rows, bool)
         live, infos = [], []
@@ -343,7 +351,9 @@ class CraftiumVectorEnv(gymnasium.vector.VectorEnv):
                     truncations[row] = result.truncations[agent]
                     infos.append(result.infos[agent])
         every = self._every_row[:rows]
-        vector_infos = {"env_id": np.array(envs).repeat(n), "_env_id": every,
+        every_env = isinstance(envs, range)  # step() and reset(): range(len(self.envs))
+        env_id = self._env_of_row if every_env else np.repeat(envs, n)
+        vector_infos = {"env_id": env_id, "_env_id": every,
                         "agent_id": self._agent_of_row[:rows], "_agent_id": every,
                         "active": active, "_active": every}
         vector_infos.update(_batched_infos(live, infos, every))
@@ -359,7 +369,7 @@ class CraftiumVectorEnv(gymnasium.vector.VectorEnv):
             if array.dtype.kind not in "iu":
                 raise ValueError(f"actions must be integers (the action space is {space}), "
                                  f"got dtype {array.dtype}")
-            return list(array)
+            return array.tolist()
         try:  # each row's action is checked against the space by the env
             per_row = list(iterate(batch_space(space, rows), actions))
         except (TypeError, KeyError, ValueError, AttributeError, IndexError) as error:
@@ -444,9 +454,11 @@ def _batched_infos(rows_given: list[int], infos: list[dict], every: np.ndarray) 
     and tuples of numbers (position) in numeric arrays, anything else in object arrays."""
     out = {}
     rows = len(every)
-    if len(infos) == rows and all(info.keys() == infos[0].keys() for info in infos):
-        for key in infos[0]:  # the common case: every row has the same keys
-            out[key], out["_" + key] = _array_of([info[key] for info in infos]), every
+    keys = list(infos[0]) if infos else []
+    if len(infos) == rows and all(list(info) == keys for info in infos):
+        # the common case: every row has the same keys (in the same order)
+        for key, values in zip(keys, zip(*(info.values() for info in infos))):
+            out[key], out["_" + key] = _array_of(values), every
         return out
     for key in dict.fromkeys(key for info in infos for key in info):
         where = [row for row, info in zip(rows_given, infos) if key in info]
@@ -461,7 +473,7 @@ def _batched_infos(rows_given: list[int], infos: list[dict], every: np.ndarray) 
     return out
 
 
-def _array_of(values: list) -> np.ndarray:
+def _array_of(values) -> np.ndarray:
     """Numbers, bools and tuples of numbers in a numeric array; lists, strings, dicts
     and values of different shapes in an object array (one element per row)."""
     if not isinstance(values[0], (list, dict, str)):

@@ -145,6 +145,22 @@ def test_pool_rows_equal_the_single_env(task, small_room):
         env.close()
 
 
+def test_a_pipelined_pool_equals_the_pipelined_env():
+    """A pipelined pool plays the pipelined env's episodes (there the server answers
+    after the frames, and the pool watches its socket too)."""
+    pool = craftium_ma.vector_env("small_room", 2, seed=list(SEEDS), pipelined=True, **OPTIONS)
+    try:
+        streams = sync_streams(pool)
+    finally:
+        pool.close()
+    env = craftium_ma.parallel_env("small_room", pipelined=True, **OPTIONS)
+    try:
+        for e, seed in enumerate(SEEDS):
+            assert_same_stream(streams[e], single_stream(env, seed), f"pipelined env {e}")
+    finally:
+        env.close()
+
+
 def test_same_seeds_same_streams_async_and_every_env_served(small_room):
     """A second pool of the same seeds, driven through send/recv one env at a time, gives
     the first pool's streams bit for bit; a different seed gives another episode."""
@@ -249,6 +265,31 @@ def test_engine_fault_restarts_only_that_env(small_room):
     assert pool.envs[0].engine_pids() == survivor_pids
     _, rewards, _, truncs, _ = pool.step(np.zeros(4, np.int64))
     assert rewards.tolist() == [-1.0] * 4
+
+
+def test_a_lua_error_in_one_env_is_seen_at_once_and_the_others_go_on(tmp_path):
+    """The pool does not watch the server's socket in a strict step (its reply comes
+    before the frames), yet a Lua error in a tick, where no frame follows, is seen
+    within a poll slice, not at the agents' timeout."""
+    from test_lifecycle import LUA_ERROR_TASK
+    for name, text in LUA_ERROR_TASK.items():
+        (tmp_path / name).write_text(text)
+    pool = craftium_ma.vector_env(None, 2, seed=0, task_dir=tmp_path, num_agents=1, timeout=20)
+    try:
+        pool.reset()
+        pool.reset(options={"reset_mask": np.array([False, True]), "fail_at": 2})
+        pool.step(np.zeros(2, np.int64))
+        start = time.monotonic()
+        with pytest.warns(RuntimeWarning, match="env 1 of the pool failed.*the step hook failed"):
+            _, _, _, truncs, infos = pool.step(np.zeros(2, np.int64))
+        assert time.monotonic() - start < 5  # the agents' own timeout is 20 s
+        assert truncs.tolist() == [False, True] and infos["engine_restarted"][1]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # env.reset's note of the restart
+            _, _, _, truncs, infos = pool.step(np.zeros(2, np.int64))
+        assert truncs.tolist() == [False, False] and infos["engine_restarted"].tolist() == [False, True]
+    finally:
+        pool.close()
 
 
 def test_masked_reset_gymnasium_wrappers_and_close(small_room):
