@@ -116,6 +116,48 @@ def env_throughput(task: str, agents: int, frameskip: int, agent_steps: int,
         env.close()
 
 
+def _pinned_env_steps(task: str, agents: int, cpu: int, seconds: float, ready, out):
+    """In a process of its own: one env on one CPU, stepped for `seconds` once every
+    such process is ready (the barrier `ready`); puts its agent-steps/s on `out`."""
+    env = make_env(task, agents, cpus=[cpu])
+    try:
+        env.reset(seed=cpu)
+        act = RandomActions(env, seed=cpu)
+        for _ in range(20):  # warm-up
+            env.step(act())
+        ready.wait(timeout=120)
+        done, start = 0, time.perf_counter()
+        while time.perf_counter() - start < seconds:
+            if not env.agents:
+                env.reset()
+            env.step(act())
+            done += agents
+        out.put(done / (time.perf_counter() - start))
+    finally:
+        env.close()
+
+
+def separate_envs_throughput(task: str, envs: int, agents: int, seconds: float) -> dict:
+    """`envs` envs in as many Python processes, each env pinned to a CPU of its own (in
+    turn), stepped at the same time: what the machine does with that many envs and no
+    pool, the ceiling a pool of them can approach. Summed agent-steps/s."""
+    import multiprocessing
+    ctx = multiprocessing.get_context("spawn")
+    ready, out = ctx.Barrier(envs), ctx.Queue()
+    cpus = sorted(os.sched_getaffinity(0))
+    workers = [ctx.Process(target=_pinned_env_steps,
+                           args=(task, agents, cpus[e % len(cpus)], seconds, ready, out))
+               for e in range(envs)]
+    for w in workers:
+        w.start()
+    try:
+        rates = [out.get(timeout=seconds + 180) for _ in workers]
+    finally:
+        for w in workers:
+            w.join(timeout=60)
+    return {"envs": envs, "agents": agents, "agent_steps_per_s": sum(rates)}
+
+
 def lifecycle(task: str, agents: int, resets: int, steps_between: int = 5) -> dict:
     """Cold start (construction plus first reset), soft reset latency, close time."""
     start = time.perf_counter()

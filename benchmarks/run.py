@@ -64,7 +64,7 @@ def run(args) -> dict:
                "python": platform.python_version(), "date": time.strftime("%Y-%m-%d %H:%M"),
                "quick": quick, "throughput": [], "lifecycle": [], "memory": None, "supersuit": None}
 
-    phases = Phases(len(args.agents) * (len(configs(args)) + 2) + 4 + len(args.vector_envs))
+    phases = Phases(len(args.agents) * (len(configs(args)) + 2) + 5 + len(args.vector_envs))
     for n in args.agents:
         phases.start(f"{n} agent(s): engine ceiling")
         ceiling = measure.engine_ceiling(args.task, n, seconds, warmup=2.0 if quick else 4.0)
@@ -109,6 +109,8 @@ def run_vector(args, phases: Phases, results: dict | None = None) -> dict:
     if supersuit is None:
         phases.start("vector baseline: SuperSuit concat_vec_envs_v1, 2 envs x 2 agents")
         supersuit = measure.supersuit_throughput(args.task, 2, 2, 100 if quick else 1000)
+    phases.start("vector ceiling: 2 envs x 2 agents in 2 processes, each env on a CPU of its own")
+    separate = measure.separate_envs_throughput(args.task, 2, 2, 2 if quick else 10)
     pools = []
     for m, affinity in [(m, True) for m in args.vector_envs] + [(2, False)]:
         phases.start(f"vector_env: {m} envs x 2 agents, sync" + (", async" if m > 1 else "")
@@ -116,7 +118,8 @@ def run_vector(args, phases: Phases, results: dict | None = None) -> dict:
         pools.append(measure.pool_throughput(args.task, m, 2, agent_steps, cpu_affinity=affinity,
                                              batch_size=m // 2 if m > 1 else None))
     return {"single_env_agent_steps_per_s": single, "single_env_pinned_agent_steps_per_s": pinned,
-            "supersuit_agent_steps_per_s": supersuit["agent_steps_per_s"], "pools": pools}
+            "supersuit_agent_steps_per_s": supersuit["agent_steps_per_s"],
+            "separate_envs_agent_steps_per_s": separate["agent_steps_per_s"], "pools": pools}
 
 
 def vector_markdown(v: dict) -> str:
@@ -135,9 +138,11 @@ def vector_markdown(v: dict) -> str:
                      f"{sync:.0f} | {sync / one:.2f} | {sync / pinned:.2f} | {sync / ss:.2f} | "
                      f"{async_cells} | {p['python_us_per_agent_step']:.1f} | "
                      f"{p['thread_cpu_us_per_agent_step']:.0f} | {p['first_reset_s']:.2f} |")
+    separate = v["separate_envs_agent_steps_per_s"]
     lines += ["", f"One env of 2 agents: {one:.0f} agent-steps/s; pinned (cpus= every CPU): "
               f"{pinned:.0f}; SuperSuit concat_vec_envs_v1 (2 envs x 2 agents, 2 processes): "
-              f"{ss:.0f} agent-steps/s", ""]
+              f"{ss:.0f}; 2 envs x 2 agents in 2 processes, each env on a CPU of its own (no pool, "
+              f"the machine's ceiling for 2 envs): {separate:.0f} ({separate / ss:.2f} x SuperSuit)", ""]
     return "\n".join(lines)
 
 
@@ -219,7 +224,7 @@ def main(argv=None):
         args.resets, args.memory_steps = min(args.resets, 5), min(args.memory_steps, 200)
     args.out.mkdir(parents=True, exist_ok=True)
     if args.only == "vector":
-        phases = Phases(len(args.vector_envs) + 4)
+        phases = Phases(len(args.vector_envs) + 5)
         results = {"task": args.task, "machine": measure.machine(), "python": platform.python_version(),
                    "date": time.strftime("%Y-%m-%d %H:%M"), "quick": args.quick,
                    "vector": run_vector(args, phases)}
