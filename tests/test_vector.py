@@ -296,6 +296,7 @@ def test_masked_reset_gymnasium_wrappers_and_close(small_room):
     """Also after the fault above: closing the wrappers closes every engine process."""
     pool, _ = small_room
     obs, infos = pool.reset(seed=SEEDS[0])
+    assert infos["chat"].dtype == object and infos["chat"][0] == []  # a list per row
     assert pool.observation_space.contains(obs) and pool.metadata["autoreset_mode"] == \
         gymnasium.vector.AutoresetMode.NEXT_STEP
     moved = pool.step(np.full(4, 1))[0]  # every agent walks
