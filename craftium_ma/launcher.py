@@ -52,12 +52,17 @@ class LaunchConfig:
     cpus: tuple[int, ...] = ()  # CPUs the processes are pinned to (cpus_of); () for no pinning
 
     def cpus_of(self, name: str) -> tuple[int, ...]:
-        """The CPU process `name` ("server" or an agent) runs on: the agents go round
-        the CPUs in turn and the server takes the next turn. () where not pinned."""
+        """The CPUs process `name` ("server" or an agent) runs on: the agents take turns
+        and the server the next turn. With no more CPUs than processes each process gets
+        one, going round them; with more, every CPU goes to one process (in turn), so
+        that none is left idle. () where not pinned."""
         if not self.cpus:
             return ()
-        turn = len(self.agents) if name == "server" else self.agents.index(name)
-        return (self.cpus[turn % len(self.cpus)],)
+        processes = len(self.agents) + 1
+        turn = processes - 1 if name == "server" else self.agents.index(name)
+        if len(self.cpus) <= processes:
+            return (self.cpus[turn % len(self.cpus)],)
+        return self.cpus[turn::processes]
 
 
 # Settings every server and client gets; a task's own settings override them.

@@ -13,6 +13,7 @@ from pettingzoo.test.state_test import test_parallel_env as parallel_state_test
 from pettingzoo.test.state_test import test_state as aec_state_test
 
 import craftium_ma
+from craftium_ma.launcher import LaunchConfig
 from craftium_ma.tasks import shipped_tasks
 from conftest import assert_same, engine_thread_cpus
 
@@ -202,6 +203,9 @@ def test_cpus_pin_every_engine_thread_and_spread_the_agents():
     # the agents go round the CPUs, the server takes the next turn
     assert placed == {"agent_0": {cpus[0]}, "agent_1": {cpus[1 % len(cpus)]},
                       "server": {cpus[0]}}
+    # with more CPUs than processes, each CPU goes to one of them
+    many = LaunchConfig(agents=["agent_0", "agent_1"], obs_size=(16, 16), mods=[], cpus=tuple(range(8)))
+    assert [many.cpus_of(p) for p in ("agent_0", "agent_1", "server")] == [(0, 3, 6), (1, 4, 7), (2, 5)]
 
 
 def test_step_before_reset():
