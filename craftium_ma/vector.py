@@ -432,16 +432,22 @@ class CraftiumVectorEnv(gymnasium.vector.VectorEnv):
 
 
 def _cpus_per_env(cpu_affinity, num_envs: int) -> list:
-    """Each env's cpus= (None: not pinned): the CPUs shared out in order, an equal
-    number to each env, or, with more envs than CPUs, one CPU to each env in turn."""
+    """Each env's cpus= (None: not pinned) for the pool's cpu_affinity=."""
     if cpu_affinity is False:
         return [None] * num_envs
+    allowed = sorted(os.sched_getaffinity(0))
     if cpu_affinity is True:
-        cpus = sorted(os.sched_getaffinity(0))
-    elif isinstance(cpu_affinity, (list, tuple, range)) and len(cpu_affinity) > 0:
-        cpus = list(cpu_affinity)
-    else:
-        raise ValueError(f"cpu_affinity must be True, False or a list of CPUs, got {cpu_affinity!r}")
+        return _share_out(allowed, num_envs)
+    if (isinstance(cpu_affinity, (list, tuple, range)) and len(cpu_affinity) > 0
+            and set(cpu_affinity) <= set(allowed)):
+        return _share_out(list(cpu_affinity), num_envs)
+    raise ValueError(f"cpu_affinity must be True, False or a list of the CPUs this process "
+                     f"may run on ({allowed}), got {cpu_affinity!r}")
+
+
+def _share_out(cpus: list, num_envs: int) -> list:
+    """The CPUs shared out in order: an equal number to each env, or, with more envs
+    than CPUs, one CPU to each env in turn."""
     if num_envs >= len(cpus):
         return [[cpus[e % len(cpus)]] for e in range(num_envs)]
     each = len(cpus) // num_envs

@@ -12,7 +12,7 @@ import pytest
 from gymnasium.wrappers.vector import DictInfoToList, RecordEpisodeStatistics
 
 import craftium_ma
-from craftium_ma.vector import CraftiumVectorEnv, _cpus_per_env
+from craftium_ma.vector import CraftiumVectorEnv, _cpus_per_env, _share_out
 from conftest import engine_thread_cpus
 
 # 2 agents, tiny frames, episodes of 3 steps: 8 steps see two episode ends and autoresets
@@ -238,11 +238,12 @@ def test_each_env_runs_on_its_share_of_the_cpus(small_room):
         for name, pid in env.engine_pids().items():
             placed = engine_thread_cpus(pid)
             assert placed == set(config.cpus_of(name)) and placed <= set(share), (name, placed)
-    assert _cpus_per_env(list(range(16)), 8)[7] == [14, 15]  # 16 CPUs, 8 envs: two each
-    assert _cpus_per_env([0, 1], 3) == [[0], [1], [0]]  # more envs than CPUs: in turn
+    assert _share_out(list(range(16)), 8)[7] == [14, 15]  # 16 CPUs, 8 envs: two each
+    assert _share_out([0, 1], 3) == [[0], [1], [0]]  # more envs than CPUs: in turn
     assert _cpus_per_env(False, 2) == [None, None]
-    with pytest.raises(ValueError, match="cpu_affinity"):
-        CraftiumVectorEnv("small_room", 2, cpu_affinity="all")
+    for bad in ("all", [10**6]):
+        with pytest.raises(ValueError, match="cpu_affinity must be"):
+            CraftiumVectorEnv("small_room", 2, cpu_affinity=bad)
     with pytest.raises(ValueError, match="cpu_affinity="):
         CraftiumVectorEnv("small_room", 2, cpus=[0])
 
