@@ -93,8 +93,9 @@ def run(args) -> dict:
 def run_vector(args, phases: Phases, results: dict | None = None) -> dict:
     """The vector_env pool at M envs x 2 agents, sync and async (batch_size M/2), each env
     pinned to its share of the CPUs (the default), and at M = 2 unpinned too; against one
-    env of 2 agents (as parallel_env starts it, and with cpus= every CPU) and SuperSuit's
-    2 x 2 over 2 processes (from `results` where the run measured them already)."""
+    env of 2 agents (as parallel_env starts it, and with cpus= every CPU), SuperSuit's
+    2 x 2 over 2 processes (from `results` where the run measured them already) and the
+    ceiling of 2 separate envs in 2 processes, each on a CPU of its own."""
     quick = args.quick
     agent_steps = 300 if quick else 3000
     single = next((row["fs1_agent_steps_per_s"] for row in (results or {}).get("throughput", [])
