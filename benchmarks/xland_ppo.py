@@ -39,8 +39,16 @@ SPLITS = {"train": TRAIN, "held-out": TEST}
 PATCH = 8
 
 
+def paint(frame: np.ndarray, goal) -> np.ndarray:
+    """The frame with the goal vector painted into its top-left corner."""
+    frame = frame.copy()
+    for i, value in enumerate(goal):
+        frame[:PATCH, i * PATCH:(i + 1) * PATCH] = min(255, 23 * int(value))
+    return frame
+
+
 class GoalInFrame(BaseParallelWrapper):
-    """Each agent's goal vector painted into its frames' top-left corner."""
+    """Each agent's goal vector painted into its frames (evaluation's env)."""
 
     def reset(self, seed=None, options=None):
         obs, infos = self.env.reset(seed=seed, options=options)
@@ -52,17 +60,23 @@ class GoalInFrame(BaseParallelWrapper):
         return self._paint(obs), rewards, terminations, truncations, infos
 
     def _paint(self, obs):
-        out = {}
-        for agent, frame in obs.items():
-            frame = frame.copy()
-            for i, value in enumerate(self._goals[agent]):
-                frame[:PATCH, i * PATCH:(i + 1) * PATCH] = min(255, 23 * int(value))
-            out[agent] = frame
-        return out
+        return {agent: paint(frame, self._goals[agent]) for agent, frame in obs.items()}
+
+
+class TrainingPool(train_ppo.TrainingVecEnv):
+    """train_ppo's pool on the training split, one room, each frame with its goal painted
+    (the episode's goal of each env's agent, after the pool's same-step resets)."""
+
+    def __init__(self, args):
+        super().__init__(args, task_options={"benchmark": TRAIN, "rooms": 1})
+
+    def observe(self, obs):
+        goals = [env._extra_infos[a]["goal"] for env in self.pool.envs for a in env.possible_agents]
+        return np.stack([paint(frame, goal) for frame, goal in zip(obs, goals)])
 
 
 def xland_env(split: str):
-    """train_ppo.make_parallel_env for xland on one split of the benchmark."""
+    """train_ppo.make_parallel_env (evaluation's env) for xland on one split of the benchmark."""
     def make(args, render_mode=None):
         env = craftium_ma.parallel_env("xland", num_agents=args.num_agents,
                                        max_cycles=args.max_cycles, obs_size=args.obs_size,
@@ -75,10 +89,10 @@ def xland_env(split: str):
 
 def run(minutes: float, episodes: int) -> dict:
     out_dir = ROOT / "out" / "ppo" / "xland_trivial"
-    train_ppo.make_parallel_env = xland_env("train")
+    train_ppo.make_vec_env = TrainingPool
     args = train_ppo.parse_args([
         "--task", "xland", "--num-agents", "1", "--max-cycles", "64", "--frameskip", "1",
-        "--obs-size", "48", "--frame-stack", "1", "--num-envs", "4", "--num-cpus", "2",
+        "--obs-size", "48", "--frame-stack", "1", "--num-envs", "4",
         "--total-timesteps", "1000000", "--reward-scale", "1.0", "--ent-coef", "0.02",
         "--max-wall-time", str(60 * minutes), "--run-name", "xland_trivial",
         "--out-dir", str(out_dir), "--seed", "1", "--quiet"])

@@ -158,10 +158,10 @@ class TrainingVecEnv:
     in the same step, so its slots' next frames are the next episode's. A slot whose agent
     is done before its copy sees zero frames and reward 0 until the copy's episode ends."""
 
-    def __init__(self, args: Args):
+    def __init__(self, args: Args, **env_kwargs):
         self.pool = craftium_ma.vector_env(args.task, args.num_envs, num_agents=args.num_agents,
                                            max_cycles=args.max_cycles, obs_size=args.obs_size,
-                                           frameskip=args.frameskip)
+                                           frameskip=args.frameskip, **env_kwargs)
         self.num_agents, self.num_envs = args.num_agents, self.pool.num_envs
         self.grayscale = args.grayscale
         h, w, c = self.pool.single_observation_space.shape
@@ -180,9 +180,14 @@ class TrainingVecEnv:
         self.stack[..., -self.channels:] = obs
         return self.stack.copy()
 
+    def observe(self, obs):
+        """The pool's frames as the policy sees them, before grey and stacking (a
+        subclass may add to them)."""
+        return obs
+
     def reset(self, seed=None):
         obs, infos = self.pool.reset(seed=seed)
-        return self._push(obs, np.ones(self.num_envs, bool)), infos
+        return self._push(self.observe(obs), np.ones(self.num_envs, bool)), infos
 
     def step(self, actions):
         obs, rewards, terms, truncs, infos = self.pool.step(actions)
@@ -191,7 +196,7 @@ class TrainingVecEnv:
         if ended.any():
             reset_obs, _ = self.pool.reset(options={"reset_mask": ended})
             obs[fresh] = reset_obs[fresh]
-        return self._push(obs, fresh), rewards, terms, truncs, infos
+        return self._push(self.observe(obs), fresh), rewards, terms, truncs, infos
 
     def close(self):
         self.pool.close()
