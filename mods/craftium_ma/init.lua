@@ -335,10 +335,12 @@ core.craftium_ma_tick = function(step, dtime, request_json)
 		end
 		compute_state()
 	end
-	-- HP is the server's: a pipelined client's own value is a step behind
+	-- HP is the server's: a pipelined client's own value is a step behind. An
+	-- agent's team (craftium_ma.set_teams) is in its infos, unless the task set one.
 	for _, name in ipairs(agents) do
 		local player = core.get_player_by_name(name)
 		results[name].hp = player and player:get_hp() or 0
+		results[name].info.team = results[name].info.team or craftium_ma.team_of(name)
 	end
 	local out = core.write_json({step = step, agents = results, state = state,
 		loading = pending_reset ~= nil, world = humans.news()})
