@@ -276,9 +276,8 @@ class Runner:
             observations, infos = self._reset(self.seed)
             with self._cond:
                 self._status = "running"
-            self.human_logins = {h: self.env.human_login(h) for h in getattr(self.env, "humans", [])}
             self.bus.publish("run_started", task=self.env.task.id, agents=list(self.env.possible_agents),
-                             humans=list(getattr(self.env, "humans", [])), tick_rate=self._tick_rate,
+                             humans=list(self.env.humans), tick_rate=self._tick_rate,
                              max_steps=max_steps, episodes=episodes)
             while reason is None:
                 if not self._next_tick():
@@ -353,6 +352,8 @@ class Runner:
 
     def _reset(self, seed):
         observations, infos = self.env.reset(seed=seed)
+        # new engine processes (the first reset, a restart after a fault) mean new passwords
+        self.human_logins = {h: self.env.human_login(h) for h in self.env.humans}
         with self._cond:
             self._returns = {a: 0.0 for a in self.env.possible_agents}
             self._episode_steps = 0
@@ -376,8 +377,7 @@ class Runner:
                          terminations={a: bool(t) for a, t in terminations.items()},
                          truncations={a: bool(t) for a, t in truncations.items()})
         for event in env.world_events():
-            event = _plain(dict(event))
-            kind = event.pop("type")
+            kind = event.pop("type")  # a fresh dict of plain values
             if kind in EVENT_TYPES:
                 self.bus.publish(kind, **event)
             else:
@@ -412,7 +412,7 @@ class Runner:
                 self._agents_state[a] = {"position": _plain(info["position"]),
                                          "yaw": float(info["yaw"]), "hp": float(info["hp"]),
                                          "return": self._returns[a], "done": a in ended}
-            self._humans_state = {h: _plain(s) for h, s in humans.items()}
+            self._humans_state = humans  # copies already
             self._task_state = task_state
-            self._frames.update({a: np.array(o) for a, o in observations.items()})
+            self._frames.update(observations)  # read-only arrays over the received bytes
             self._frame_id += 1
