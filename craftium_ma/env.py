@@ -23,7 +23,7 @@ from pettingzoo import ParallelEnv
 from pettingzoo.utils.conversions import parallel_to_aec_wrapper
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
-from .humans import HumanLogin, human_names, login_address
+from .humans import NAME as PLAYER_NAME, HumanLogin, human_names, login_address
 from .launcher import LaunchConfig
 from .lockstep import AgentAction, LockstepSession
 from .protocol import KEY_BITS, KEYS
@@ -314,7 +314,7 @@ class CraftiumParallelEnv(ParallelEnv):
         reaches that step's infos[agent]["chat"] of every agent, or of agent_k alone
         when it starts with "@agent_k". Safe to call from another thread."""
         _check_chat_text(text)
-        if not isinstance(sender, str) or not _CHAT_SENDER.fullmatch(sender):
+        if not isinstance(sender, str) or not PLAYER_NAME.fullmatch(sender):
             raise ValueError(f"sender must be a name of 1 to 19 of A-Z a-z 0-9 _ -, got "
                              f"{sender!r}")
         if sender in self.possible_agents:
@@ -383,16 +383,8 @@ class CraftiumParallelEnv(ParallelEnv):
         return None
 
     def _mosaic(self) -> np.ndarray:
-        h, w = self.obs_size
-        n = len(self.possible_agents)
-        cols = math.ceil(math.sqrt(n))
-        rows = math.ceil(n / cols)
-        mosaic = np.zeros((rows * h, cols * w, 3), np.uint8)
-        for i, agent in enumerate(self.possible_agents):
-            if agent in self._frames:
-                r, c = divmod(i, cols)
-                mosaic[r * h:(r + 1) * h, c * w:(c + 1) * w] = self._frames[agent]
-        return mosaic
+        blank = np.zeros((*self.obs_size, 3), np.uint8)
+        return mosaic([self._frames.get(a, blank) for a in self.possible_agents])
 
     def _show(self, mosaic: np.ndarray):
         if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
@@ -454,7 +446,6 @@ class CraftiumParallelEnv(ParallelEnv):
 
 
 _ADDRESSED = re.compile(r"@(\S+)\s*(.*)", re.S)
-_CHAT_SENDER = re.compile(r"[A-Za-z0-9_-]{1,19}")
 
 
 def _check_chat_text(text):
@@ -470,6 +461,23 @@ def _human_state(lua: dict) -> dict:
     return {"position": [float(v) for v in position] if position else None,
             "yaw": float(yaw) if yaw is not None else None, "hp": int(lua.get("hp", 0)),
             "score": float(lua.get("score", 0)), "connected": bool(lua.get("connected", False))}
+
+
+def mosaic_columns(n: int) -> int:
+    """Columns of the near-square grid of n frames."""
+    return math.ceil(math.sqrt(n))
+
+
+def mosaic(frames: list[np.ndarray]) -> np.ndarray:
+    """The frames (all of one size) tiled row by row in a near-square grid (render()'s,
+    the viewer's)."""
+    h, w, c = frames[0].shape
+    cols = mosaic_columns(len(frames))
+    grid = np.zeros((math.ceil(len(frames) / cols) * h, cols * w, c), np.uint8)
+    for i, frame in enumerate(frames):
+        r, col = divmod(i, cols)
+        grid[r * h:(r + 1) * h, col * w:(col + 1) * w] = frame
+    return grid
 
 
 def _why_outside(space: spaces.Space, action) -> str:

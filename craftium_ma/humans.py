@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .build import cache_dir, find_engine
-from .launcher import MEDIA_CACHE
+from .launcher import share_media_cache
 
 # Luanti's rule for player names (PLAYERNAME_ALLOWED_CHARS, PLAYERNAME_SIZE)
 NAME = re.compile(r"[A-Za-z0-9_-]{1,19}")
@@ -96,11 +96,7 @@ def join(address: str, port: int, name: str, password_file: Path,
         raise FileNotFoundError(f"password file {password_file} does not exist")
     build = find_engine()
     user = client_user_dir()
-    media = user / "cache" / "media"
-    if not media.exists():
-        MEDIA_CACHE.mkdir(parents=True, exist_ok=True)
-        media.parent.mkdir(parents=True, exist_ok=True)
-        media.symlink_to(MEDIA_CACHE)
+    share_media_cache(user)
     env = dict(os.environ, MINETEST_USER_PATH=str(user), MINETEST_GAME_PATH=str(build.games))
     argv = [str(build.binary), "--go", "--address", address, "--port", str(port),
             "--name", name, "--password-file", str(password_file), *engine_args]

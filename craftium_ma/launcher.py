@@ -120,6 +120,15 @@ def _conf(settings: dict[str, str]) -> str:
     return "".join(f"{k} = {v}\n" for k, v in settings.items())
 
 
+def share_media_cache(user: Path):
+    """Gives the client user data folder `user` the media cache every client shares."""
+    media = user / "cache" / "media"
+    if not media.exists():
+        MEDIA_CACHE.mkdir(parents=True, exist_ok=True)
+        media.parent.mkdir(parents=True, exist_ok=True)
+        media.symlink_to(MEDIA_CACHE)
+
+
 def process_title(name: str) -> str:
     """How messages name an engine process: "server", or "client of agent_1"."""
     return "server" if name == "server" else f"client of {name}"
@@ -280,9 +289,7 @@ class EngineProcesses:
         # own user data (mod storage) per process, see patch 0004; the media cache
         # (files named by their sha1) is shared, so clients skip the download
         user = self.dir / f"{name}-user"
-        (user / "cache").mkdir(parents=True)
-        MEDIA_CACHE.mkdir(parents=True, exist_ok=True)
-        (user / "cache" / "media").symlink_to(MEDIA_CACHE)
+        share_media_cache(user)
         env = dict(self._env, MINETEST_USER_PATH=str(user))
         main_thread = threading.current_thread() is threading.main_thread()
         death_signal = _die_with_parent if main_thread else None

@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import io
 import json
-import math
 import secrets
 import threading
 from collections import deque
@@ -30,6 +29,7 @@ from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketClose, WebSocketDisconnect
 
+from ..env import mosaic, mosaic_columns
 from ..runner import Runner
 
 FRAME_INTERVAL_S = 1 / 30  # the most mosaics a page gets per second
@@ -60,18 +60,6 @@ class TokenRequired:
                         "X-Token header)", 403)(scope, receive, send)
                 return
         await self.app(scope, receive, send)
-
-
-def mosaic(frames: list[np.ndarray]) -> np.ndarray:
-    """The frames (all of one size) tiled row by row in a near-square grid."""
-    h, w, c = frames[0].shape
-    cols = math.ceil(math.sqrt(len(frames)))
-    rows = math.ceil(len(frames) / cols)
-    grid = np.zeros((rows * h, cols * w, c), np.uint8)
-    for i, frame in enumerate(frames):
-        r, col = divmod(i, cols)
-        grid[r * h:(r + 1) * h, col * w:(col + 1) * w] = frame
-    return grid
 
 
 class Feed:
@@ -115,9 +103,9 @@ class Frames:
 def state(runner: Runner) -> dict:
     """/api/state: the snapshot, the agents' order and how each human joins."""
     env = runner.env
-    cols = math.ceil(math.sqrt(len(env.possible_agents)))
     return {**runner.snapshot().to_dict(), "task": env.task.id,
-            "agent_order": list(env.possible_agents), "mosaic_columns": cols,
+            "agent_order": list(env.possible_agents),
+            "mosaic_columns": mosaic_columns(len(env.possible_agents)),
             "join": {name: " ".join(login.join_command())
                      for name, login in runner.human_logins.items()}}
 

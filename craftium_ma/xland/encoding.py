@@ -116,7 +116,7 @@ RULE_ARGS = {
 }
 # ids whose two objects must not both be fixed: one of them has to be carried next to the other
 _TILE_PAIR_GOALS = {GoalId.TILE_NEAR, *(GoalId(i) for i in range(7, 11))}
-_TILE_PAIR_RULES = {RuleId.TILE_NEAR, *(RuleId(i) for i in range(4, 8))}
+TILE_PAIR_RULES = {RuleId.TILE_NEAR, *(RuleId(i) for i in range(4, 8))}
 
 
 def is_object(tile: int, colour: int) -> bool:
@@ -216,7 +216,7 @@ def validate_rule(rule, where: str = "rule") -> np.ndarray:
     where = f"{where} ({RuleId(rid).name.lower()})"
     for name, kind, pair in zip("abc", RULE_ARGS[RuleId(rid)], pairs):
         _check_arg(where, name, kind, pair)
-    if rid in _TILE_PAIR_RULES and not (is_pickable(*pairs[0]) or is_pickable(*pairs[1])):
+    if rid in TILE_PAIR_RULES and not (is_pickable(*pairs[0]) or is_pickable(*pairs[1])):
         raise ValueError(f"{where}: neither {_describe(*pairs[0])} nor {_describe(*pairs[1])} "
                          f"can be picked up, so they can never be brought together")
     return rule

@@ -13,7 +13,7 @@ from collections import deque
 
 import numpy as np
 
-from .encoding import COMPASS_OFFSETS, VANISH, GoalId, RuleId, Tile, is_pickable
+from .encoding import COMPASS_OFFSETS, TILE_PAIR_RULES, VANISH, GoalId, RuleId, Tile, is_pickable
 from .world import MAX_SIZE, STATE_PER_AGENT, STATE_SHARED
 
 NOOP, FORWARD, TURN_LEFT, TURN_RIGHT, PICK_UP, PUT_DOWN, TOGGLE = range(7)
@@ -138,7 +138,7 @@ class Planner:
         return [r for r in self.rules if (r[5], r[6]) == obj and obj != VANISH]
 
     def _inputs_makeable(self, rule, depth) -> bool:
-        inputs = [(rule[1], rule[2])] + ([(rule[3], rule[4])] if _is_pair_rule(rule[0]) else [])
+        inputs = [(rule[1], rule[2])] + ([(rule[3], rule[4])] if rule[0] in TILE_PAIR_RULES else [])
         return all(self._makeable(o, depth) for o in inputs)
 
     def _make(self, obj, depth: int = _MAX_DEPTH) -> int | None:
@@ -235,10 +235,6 @@ class Planner:
         if gid == GoalId.AGENT_ON_POSITION:
             return self._stand([a])
         return None
-
-
-def _is_pair_rule(rid: int) -> bool:
-    return RuleId.TILE_NEAR <= rid <= RuleId.TILE_NEAR_LEFT
 
 
 def _first(*steps) -> int | None:

@@ -149,8 +149,9 @@ def make_world(ruleset: Ruleset, num_agents: int, mode: str, seed: int, rooms: i
             raise ValueError(f"{objects_needed} objects do not fit on the {len(free)} free "
                              f"cells of this {rooms}-room layout")
         object_cells = [free[i] for i in rng.choice(len(free), objects_needed, replace=False)]
+        taken = set(object_cells)
         rest = [(int(x), int(z)) for x, z in np.argwhere(~walls)
-                if (x, z) not in doorways and (x, z) not in set(object_cells)]
+                if (x, z) not in doorways and (x, z) not in taken]
         if num_agents > len(rest):
             raise ValueError(f"{num_agents} agents do not fit on the {len(rest)} cells left "
                              f"by the objects of this {rooms}-room layout")
