@@ -120,7 +120,8 @@ local wall = {}       -- wall[x * MAX_SIZE + z]
 local cell = {}       -- cell[x * MAX_SIZE + z] = {tile, colour} of the object there, or nil
 local open = {}       -- open[x * MAX_SIZE + z]: the door there is open
 local unlocked = {}   -- unlocked[x * MAX_SIZE + z]: the door there needs no key any more
-local agents = {}     -- per agent, in order: {name, x, z, dir, held = {tile, colour} or nil, done}
+local agents = {}     -- per agent, in order: {name, x, z, dir, held = {tile, colour} or nil, done,
+                      -- shown = the node in its hand}
 local goals = {}      -- per agent: {id, a_tile, a_colour, b_tile, b_colour}
 local rules = {}      -- {id, a_tile, a_colour, b_tile, b_colour, c_tile, c_colour}
 local mode = "cooperative"
@@ -202,7 +203,11 @@ local function show_agent(a, moved)
 	if moved then
 		player:set_pos({x = a.x, y = 0.5, z = a.z})
 	end
-	craftium_ma.give(player, a.held and {node_of[a.held[1] * 16 + a.held[2]]} or {})
+	local item = a.held and node_of[a.held[1] * 16 + a.held[2]] or ""
+	if item ~= a.shown then  -- the hand goes to the client only when it changes
+		craftium_ma.give(player, item ~= "" and {item} or {})
+		a.shown = item
+	end
 end
 
 -- Actions, read from the keys of the manifest's actions ---------------------------
