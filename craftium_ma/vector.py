@@ -25,7 +25,7 @@ import zmq
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space, iterate
 
-from .env import CraftiumParallelEnv, _is_int, parallel_env
+from .env import CraftiumParallelEnv, _cpu_list, _is_int, parallel_env
 from .lockstep import POLL_SLICE_MS
 
 
@@ -435,14 +435,17 @@ def _cpus_per_env(cpu_affinity, num_envs: int) -> list:
     """Each env's cpus= (None: not pinned) for the pool's cpu_affinity=."""
     if cpu_affinity is False:
         return [None] * num_envs
-    allowed = sorted(os.sched_getaffinity(0))
     if cpu_affinity is True:
-        return _share_out(allowed, num_envs)
-    if (isinstance(cpu_affinity, (list, tuple, range)) and len(cpu_affinity) > 0
-            and set(cpu_affinity) <= set(allowed)):
-        return _share_out(list(cpu_affinity), num_envs)
-    raise ValueError(f"cpu_affinity must be True, False or a list of the CPUs this process "
-                     f"may run on ({allowed}), got {cpu_affinity!r}")
+        return _share_out(sorted(os.sched_getaffinity(0)), num_envs)
+    try:
+        cpus = _cpu_list(cpu_affinity) if cpu_affinity is not None else ()
+    except ValueError:
+        cpus = ()
+    if not cpus:
+        raise ValueError(f"cpu_affinity must be True, False or a list of distinct CPUs this "
+                         f"process may run on ({sorted(os.sched_getaffinity(0))}), got "
+                         f"{cpu_affinity!r}")
+    return _share_out(list(cpus), num_envs)
 
 
 def _share_out(cpus: list, num_envs: int) -> list:
