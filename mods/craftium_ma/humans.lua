@@ -2,7 +2,7 @@
 -- Loaded by init.lua, which asks it for the humans' passwords at login and
 -- passes it each tick's request; the tick result's "world" part comes from here.
 
-local read_logins = ...
+local read_logins, check_reward = ...
 local humans = {}
 
 local names, passwords = read_logins("craftium_ma_humans")  -- the env's humans, in order
@@ -55,10 +55,7 @@ function craftium_ma.add_human_reward(player, reward)
 		error("craftium_ma.add_human_reward: '" .. tostring(name) .. "' is not a human; " ..
 			"the humans are " .. (#names > 0 and table.concat(names, ", ") or "none"), 2)
 	end
-	if type(reward) ~= "number" or reward ~= reward then
-		error("craftium_ma.add_human_reward: the reward must be a number, got " ..
-			tostring(reward), 2)
-	end
+	check_reward("add_human_reward", reward)
 	scores[name] = scores[name] + reward
 end
 

@@ -318,7 +318,8 @@ local function reset_when_loaded()
 end
 
 dofile(core.get_modpath("craftium_ma") .. "/lib.lua")
-humans = assert(loadfile(core.get_modpath("craftium_ma") .. "/humans.lua"))(read_logins)
+humans = assert(loadfile(core.get_modpath("craftium_ma") .. "/humans.lua"))(read_logins,
+	check_reward)
 
 core.craftium_ma_reset = function(step, _, request_json)
 	pending_reset = core.parse_json(request_json) or {}
