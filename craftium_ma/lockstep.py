@@ -71,7 +71,8 @@ class LockstepSession:
         self._map_sent = False  # the server has sent each agent all the map in its range
         self._in_flight: list[str] = []  # agents of the step sent and not yet received
         self._sent_at = 0.0
-        self._taken: dict[zmq.Socket, list[bytes]] = {}  # replies read by take_reply()
+        self._taken: dict[zmq.Socket, list[bytes]] = {}  # replies read before receive_step()
+        self._awaited: list[zmq.Socket] = []  # the sockets send_step() returned
         self._context = zmq.Context()
         self._sockets: list[zmq.Socket] = []
         # a session dropped without close() closes its sockets and context too
@@ -241,7 +242,14 @@ class LockstepSession:
         self._in_flight = list(actions)
         self._sent_at = time.monotonic()
         agents = [self._agents[a] for a in actions]
-        return [self._control, *agents] if pipelined else agents
+        self._awaited = [self._control, *agents] if pipelined else agents
+        return self._awaited
+
+    @property
+    def answered(self) -> bool:
+        """Every socket send_step() returned has its reply read (by take_reply() or
+        check_in_flight()): receive_step() does not wait."""
+        return all(s in self._taken for s in self._awaited)
 
     @_breaks_on_failure
     def receive_step(self):
@@ -255,15 +263,18 @@ class LockstepSession:
     @_breaks_on_failure
     def take_reply(self, sock: zmq.Socket):
         """Reads the reply that has come on one of send_step()'s sockets, for
-        receive_step(): a caller polling the sockets itself keeps them quiet so."""
-        self._taken[sock] = sock.recv_multipart()
+        receive_step(): a caller polling the sockets itself keeps them quiet so. A
+        reply check_in_flight() read already is not read again."""
+        if sock not in self._taken:
+            self._taken[sock] = sock.recv_multipart()
 
     @_breaks_on_failure
     def check_in_flight(self):
         """For a caller that polls send_step()'s sockets itself: raises what
         receive_step()'s wait would when an engine process died, the server answered
         with an error (a Lua error in the tick, after which the agents wait for a tick
-        that never ends), or the step is not answered within the timeout."""
+        that never ends), or the step is not answered within the timeout. It reads
+        the server's reply if it has come: see `answered` after it."""
         self._processes.check_alive()
         if self._control not in self._taken and self._control.poll(0):
             self._taken[self._control] = self._control.recv_multipart()

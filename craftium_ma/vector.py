@@ -75,7 +75,6 @@ class CraftiumVectorEnv(gymnasium.vector.VectorEnv):
         self._started = False  # the first reset (of the constructor's seeds) happened
         self._ended = [True] * n  # the env's episode is over: its next send resets it
         self._flight: list[str | None] = [None] * n  # "step" or "reset" while in flight
-        self._pending = [0] * n  # sockets of the step in flight without an answer yet
         self._resets: dict[int, Future] = {}
         self._ready: deque[int] = deque()
         self._results: list[_Result | None] = [None] * n
@@ -188,7 +187,6 @@ class CraftiumVectorEnv(gymnasium.vector.VectorEnv):
             except Exception:
                 self._fault(e)
                 continue
-            self._pending[e] = len(sockets)
             if self._watched.get(e) != sockets:  # a new session: watch its sockets
                 self._unwatch(e)
                 self._watched[e] = sockets
@@ -243,15 +241,15 @@ class CraftiumVectorEnv(gymnasium.vector.VectorEnv):
                     self._collect_resets()
                     continue
                 e = self._socket_env.get(sock)
-                if e is None:
-                    continue  # of an env that failed in this round of events
+                if e is None or self._flight[e] != "step":
+                    continue  # of an env that failed or finished in this round of events
+                session = self.envs[e]._session
                 try:
-                    self.envs[e]._session.take_reply(sock)
+                    session.take_reply(sock)
                 except Exception:
                     self._fault(e)
                     continue
-                self._pending[e] -= 1
-                if self._pending[e] == 0:
+                if session.answered:
                     self._receive(e)
 
     def _receive(self, e: int):
@@ -286,10 +284,14 @@ class CraftiumVectorEnv(gymnasium.vector.VectorEnv):
     def _check_in_flight(self):
         for e, flight in enumerate(self._flight):
             if flight == "step":
+                session = self.envs[e]._session
                 try:
-                    self.envs[e]._session.check_in_flight()
+                    session.check_in_flight()
                 except Exception:
                     self._fault(e)
+                    continue
+                if session.answered:  # the check read the last reply, which the poll missed
+                    self._receive(e)
 
     def _fault(self, e: int):
         """The engine of env e failed in a step: its rows are truncated, marked
@@ -315,7 +317,6 @@ class CraftiumVectorEnv(gymnasium.vector.VectorEnv):
 
     def _finish(self, e: int, result: _Result):
         self._flight[e] = None
-        self._pending[e] = 0
         self._results[e] = result
         self._ready.append(e)
 

@@ -161,6 +161,28 @@ def test_a_pipelined_pool_equals_the_pipelined_env():
         env.close()
 
 
+def test_a_server_reply_read_by_the_in_flight_check_still_ends_the_step():
+    """The in-flight check reads a server's reply when it has come, also one that the
+    pool's poll of a pipelined step has not yet seen: the step still ends at once (it
+    used to wait for the reply's poll event, which never came, until the timeout)."""
+    pool = craftium_ma.vector_env("small_room", 2, seed=list(SEEDS), pipelined=True,
+                                  **dict(OPTIONS, timeout=10))
+    try:
+        pool.reset()
+        for _ in range(2):
+            pool.send(np.zeros(4, np.int64))
+            for env in pool.envs:  # each server's reply comes, unread ...
+                assert env._session._control.poll(10_000)
+            pool._check_in_flight()  # ... and the check reads it before the pool's poll
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")  # a fault would warn
+                _, rewards, _, truncs, infos = pool.recv()
+            assert rewards.tolist() == [-1.0] * 4 and not truncs.any()
+            assert sorted(infos["env_id"].tolist()) == [0, 0, 1, 1]
+    finally:
+        pool.close()
+
+
 def test_same_seeds_same_streams_async_and_every_env_served(small_room):
     """A second pool of the same seeds, driven through send/recv one env at a time, gives
     the first pool's streams bit for bit; a different seed gives another episode."""
