@@ -72,7 +72,7 @@ class LockstepSession:
         self._in_flight: list[str] = []  # agents of the step sent and not yet received
         self._sent_at = 0.0
         self._taken: dict[zmq.Socket, list[bytes]] = {}  # replies read before receive_step()
-        self._awaited: list[zmq.Socket] = []  # the sockets send_step() returned
+        self._awaited: set[zmq.Socket] = set()  # the sockets send_step() returned
         self._context = zmq.Context()
         self._sockets: list[zmq.Socket] = []
         # a session dropped without close() closes its sockets and context too
@@ -242,14 +242,15 @@ class LockstepSession:
         self._in_flight = list(actions)
         self._sent_at = time.monotonic()
         agents = [self._agents[a] for a in actions]
-        self._awaited = [self._control, *agents] if pipelined else agents
-        return self._awaited
+        sockets = [self._control, *agents] if pipelined else agents
+        self._awaited = set(sockets)
+        return sockets
 
     @property
     def answered(self) -> bool:
         """Every socket send_step() returned has its reply read (by take_reply() or
         check_in_flight()): receive_step() does not wait."""
-        return all(s in self._taken for s in self._awaited)
+        return self._taken.keys() >= self._awaited
 
     @_breaks_on_failure
     def receive_step(self):
