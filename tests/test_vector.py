@@ -163,17 +163,23 @@ def test_a_pipelined_pool_equals_the_pipelined_env():
 
 def test_a_server_reply_read_by_the_in_flight_check_still_ends_the_step():
     """The in-flight check reads a server's reply when it has come, also one that the
-    pool's poll of a pipelined step has not yet seen: the step still ends at once (it
-    used to wait for the reply's poll event, which never came, until the timeout)."""
+    pool's poll of a pipelined step has not yet seen: the step still ends at once,
+    whether the agents' frames were read before the check or after it (it used to wait
+    for the reply's poll event, which never came, until the timeout)."""
     pool = craftium_ma.vector_env("small_room", 2, seed=list(SEEDS), pipelined=True,
                                   **dict(OPTIONS, timeout=10))
     try:
         pool.reset()
-        for _ in range(2):
+        for frames_read_first in (False, True):
             pool.send(np.zeros(4, np.int64))
-            for env in pool.envs:  # each server's reply comes, unread ...
-                assert env._session._control.poll(10_000)
-            pool._check_in_flight()  # ... and the check reads it before the pool's poll
+            for env in pool.envs:
+                session = env._session
+                assert session._control.poll(10_000)  # the server's reply comes, unread
+                if frames_read_first:  # as the pool's poll of the agents' sockets would
+                    for agent in env.agents:
+                        assert session._agents[agent].poll(10_000)
+                        session.take_reply(session._agents[agent])
+            pool._check_in_flight()  # reads the servers' replies before the pool's poll
             with warnings.catch_warnings():
                 warnings.simplefilter("error")  # a fault would warn
                 _, rewards, _, truncs, infos = pool.recv()
