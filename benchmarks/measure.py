@@ -209,19 +209,19 @@ def memory(task: str, agents: int, steps: int, checkpoints: int = 5) -> dict:
 class PoolPythonCost:
     """Time of the pool's own Python: the wall time of its calls but what one env pays
     too (the engine sessions' send_step/take_reply/receive_step: ZeroMQ, JSON, frame
-    decoding; the env's action checks and result dicts) and the poller's waits. perf_counter is cheap
-    enough not to count itself; on a busy machine the figure includes preemptions.
-    `thread_cpu` is all the CPU time of the calling thread, the env's part included."""
+    decoding; the env's action checks and result dicts) and the poller's waits. The
+    wrappers that time those calls are in place only inside the `with` block; what they
+    cost themselves counts as the pool's (docs/vector.md). On a busy machine the figure
+    includes preemptions. `thread_cpu` is all the CPU time of the calling thread, the
+    env's part included."""
 
     def __init__(self, pool):
         self.outside = 0.0  # time in the calls above
-        pool._poller.poll = self._timed(pool._poller.poll)
+        self._calls = [(pool._poller, "poll")]
         for env in pool.envs:
-            env._session.send_step = self._timed(env._session.send_step)
-            env._session.receive_step = self._timed(env._session.receive_step)
-            env._session.take_reply = self._timed(env._session.take_reply)
-            env._engine_actions = self._timed(env._engine_actions)
-            env._step_result = self._timed(env._step_result)
+            self._calls += [(env._session, "send_step"), (env._session, "receive_step"),
+                            (env._session, "take_reply"), (env, "_engine_actions"),
+                            (env, "_step_result")]
 
     def _timed(self, call):
         def timed(*args, **kwargs):
@@ -233,6 +233,8 @@ class PoolPythonCost:
         return timed
 
     def __enter__(self):
+        for obj, name in self._calls:
+            setattr(obj, name, self._timed(getattr(obj, name)))
         self.per_call, self.cpu = [], time.thread_time()
         return self
 
@@ -243,6 +245,8 @@ class PoolPythonCost:
 
     def __exit__(self, *exc):
         self.thread_cpu = time.thread_time() - self.cpu
+        for obj, name in self._calls:
+            delattr(obj, name)  # the class's method again
 
 
 def pool_throughput(task: str, envs: int, agents: int, agent_steps: int,
