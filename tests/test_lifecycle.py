@@ -201,7 +201,8 @@ def test_after_a_stopped_client_the_step_times_out_and_the_reset_restarts_the_en
 
 
 LUA_ERROR_TASK = {
-    "task.toml": 'id = "lua_error"\n[[actions]]\nname = "noop"\n',
+    "task.toml": ('id = "lua_error"\noptions_without_default = ["fail_at", "fail_reset"]\n'
+                  '[[actions]]\nname = "noop"\n'),
     "mod.conf": "name = lua_error\ndepends = craftium_ma\n",
     "init.lua": """
 craftium_ma.register_on_reset(function(seed, options)
