@@ -410,6 +410,7 @@ class CraftiumParallelEnv(ParallelEnv):
         return LaunchConfig(
             agents=list(self.possible_agents), obs_size=self.obs_size, mods=[self.task.mod],
             frame_dtime=self.frame_dtime, timeout=self.timeout,
+            turn_degrees=self.task.turn_degrees,
             server_settings={**self.task.server_settings,
                              # what the bridge mod shows agents at every reset
                              "craftium_ma_hud": ",".join(self.task.hud),

@@ -61,6 +61,7 @@ class Task:
     options_without_default: tuple[str, ...] = ()  # task_options that have no default
     hud: tuple[str, ...] = DEFAULT_HUD  # HUD_PARTS the agents see
     nametags: bool = False  # whether agents see each other's name tags
+    turn_degrees: float = 30.0  # the camera turn of an action's dx = 1
     env_class: str | None = None  # "module:Class", a CraftiumParallelEnv subclass (manifest: env_class =)
 
     @property
@@ -115,6 +116,9 @@ def load_task(directory: str | Path) -> Task:
                             f"the parts are {', '.join(HUD_PARTS)}")
         if not isinstance(m.get("nametags", False), bool):
             raise TaskError(f"{manifest}: nametags must be true or false")
+        turn = m.get("turn_degrees", Task.turn_degrees)
+        if isinstance(turn, bool) or not isinstance(turn, (int, float)) or not 0 < turn <= 180:
+            raise TaskError(f"{manifest}: turn_degrees must be a number in (0, 180], got {turn!r}")
         if mod.name == BRIDGE_MOD_NAME:
             raise TaskError(f"{mod}: a task's mod cannot be called {BRIDGE_MOD_NAME!r}, "
                             "the name of the bridge mod")
@@ -131,7 +135,8 @@ def load_task(directory: str | Path) -> Task:
             client_settings={k: str(v) for k, v in m.get("client", {}).items()},
             options=dict(m.get("options", {})), world_template=world,
             options_without_default=tuple(m.get("options_without_default", ())),
-            hud=hud, nametags=m.get("nametags", False), env_class=m.get("env_class"))
+            hud=hud, nametags=m.get("nametags", False), turn_degrees=float(turn),
+            env_class=m.get("env_class"))
     except (KeyError, TypeError, tomllib.TOMLDecodeError) as e:
         raise TaskError(f"{manifest}: malformed manifest ({e!r})") from None
 

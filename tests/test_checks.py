@@ -92,19 +92,23 @@ def manifest_folder(tmp_path, extra: str, name="mine") -> Path:
 @pytest.mark.parametrize("extra,message", [
     ('hud = ["hotbar", "minimap"]', "hud holds unknown parts ['minimap']; the parts are hotbar, "),
     ('nametags = "yes"', "nametags must be true or false"),
+    ('turn_degrees = 0', "turn_degrees must be a number in (0, 180], got 0"),
+    ('turn_degrees = "90"', "turn_degrees must be a number in (0, 180], got '90'"),
 ])
-def test_a_bad_hud_in_the_manifest(tmp_path, extra, message):
+def test_a_bad_hud_or_turn_in_the_manifest(tmp_path, extra, message):
     folder = manifest_folder(tmp_path, extra)
     with pytest.raises(craftium_ma.TaskError) as e:
         craftium_ma.parallel_env(task_dir=folder)
     assert first_line(e).startswith(f"{folder.resolve() / 'task.toml'}: {message}")
 
 
-def test_the_manifest_switches_hud_parts_and_name_tags_on(tmp_path):
+def test_the_manifest_switches_hud_parts_and_name_tags_on_and_sets_the_turn(tmp_path):
     env = craftium_ma.parallel_env(task_dir=manifest_folder(
-        tmp_path, 'hud = ["hotbar"]\nnametags = true'))
-    settings = env.launch_config().server_settings
+        tmp_path, 'hud = ["hotbar"]\nnametags = true\nturn_degrees = 90'))
+    config = env.launch_config()
+    settings = config.server_settings
     assert settings["craftium_ma_hud"] == "hotbar" and settings["craftium_ma_nametags"] == "true"
+    assert config.turn_degrees == 90.0
 
 
 def test_a_task_folder_named_like_the_bridge_mod_is_refused(tmp_path):

@@ -7,7 +7,6 @@ agent's goal, the rules and the mission text.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 
 import numpy as np
@@ -19,7 +18,6 @@ from craftium_ma.xland.world import ROOM_COUNTS, STATE_PER_AGENT, STATE_SHARED, 
 
 MODES = ("cooperative", "competitive", "independent")
 LAYOUTS = ("random", "test")
-TURN_DEGREES = 90.0
 YAW_DEGREES = (0.0, 270.0, 180.0, 90.0)  # the engine's yaw facing north, east, south, west
 
 _load_benchmark = functools.lru_cache(maxsize=4)(load_benchmark)
@@ -102,10 +100,6 @@ class XLandEnv(CraftiumParallelEnv):
                               "yaw": YAW_DEGREES[direction], **self._extra_infos[agent]}
         return out
 
-    def launch_config(self):
-        """A turn action (dx = +-1) turns an agent by a right angle."""
-        return dataclasses.replace(super().launch_config(), turn_degrees=TURN_DEGREES)
-
     def _benchmark(self, benchmark) -> Benchmark:
         return benchmark if isinstance(benchmark, Benchmark) else _load_benchmark(benchmark)
 
@@ -123,7 +117,6 @@ class XLandEnv(CraftiumParallelEnv):
             layout_seed, left = seed, task_options["trial_episodes"] - 1
         world = make_world(ruleset, len(self.possible_agents), task_options["mode"], layout_seed,
                            task_options["rooms"], task_options["layout"])
-        self._next_ruleset = None
         self._trial = (ruleset, layout_seed, left)
         self.ruleset, self.world = ruleset, world
         rules = ruleset.rules.copy()
