@@ -195,8 +195,7 @@ end
 -- counts, and is sent to the client where they differ (a pipelined client gets the
 -- last step's position, and with it its yaw, after it turned). The yaw is set before
 -- the position, which sends it along.
-local function show_agent(a, moved)
-	local player = core.get_player_by_name(a.name)
+local function show_agent(a, player, moved)
 	if moved or direction_of(player) ~= a.dir then
 		player:set_look_horizontal(math.rad(YAWS[a.dir + 1]))
 	end
@@ -487,7 +486,7 @@ craftium_ma.register_on_reset(function(_, options)
 		player:set_physics_override({speed = 0, jump = 0, sneak = false})
 		player:set_properties({eye_height = EYE_HEIGHT})
 		craftium_ma.spawn(player, {x = a.x, y = 0.5, z = a.z}, YAWS[a.dir + 1], PITCH)
-		show_agent(a, false)
+		show_agent(a, player, false)
 	end
 end)
 
@@ -495,11 +494,12 @@ craftium_ma.register_on_step(function()
 	for _, a in ipairs(agents) do
 		if not a.done then
 			local x, z = a.x, a.z
-			act(a, core.get_player_by_name(a.name):get_player_control())
+			local player = core.get_player_by_name(a.name)
+			act(a, player:get_player_control())
 			for _, rule in ipairs(rules) do
 				apply_rule(a, rule)
 			end
-			show_agent(a, x ~= a.x or z ~= a.z)
+			show_agent(a, player, x ~= a.x or z ~= a.z)
 		end
 	end
 	write_dirty()
