@@ -13,6 +13,7 @@ import numpy as np
 import craftium_ma
 from craftium_ma.build import find_engine
 from craftium_ma.launcher import EngineProcesses
+from craftium_ma.vector import _cpus_per_env
 
 # The engine's own frame counter: the client's profiler logs, every interval of
 # real time, how many frames called "Irr: drawcalls" (once per drawn frame).
@@ -116,13 +117,13 @@ def env_throughput(task: str, agents: int, frameskip: int, agent_steps: int,
         env.close()
 
 
-def _pinned_env_steps(task: str, agents: int, cpu: int, seconds: float, ready, out):
-    """In a process of its own: one env on one CPU, stepped for `seconds` once every
-    such process is ready (the barrier `ready`); puts its agent-steps/s on `out`."""
-    env = make_env(task, agents, cpus=[cpu])
+def _pinned_env_steps(task: str, agents: int, cpus: list, seed: int, seconds: float, ready, out):
+    """In a process of its own: one env on `cpus`, stepped for `seconds` once every such
+    process is ready (the barrier `ready`); puts its agent-steps/s on `out`."""
+    env = make_env(task, agents, cpus=cpus)
     try:
-        env.reset(seed=cpu)
-        act = RandomActions(env, seed=cpu)
+        env.reset(seed=seed)
+        act = RandomActions(env, seed=seed)
         for _ in range(20):  # warm-up
             env.step(act())
         ready.wait(timeout=120)
@@ -138,15 +139,15 @@ def _pinned_env_steps(task: str, agents: int, cpu: int, seconds: float, ready, o
 
 
 def separate_envs_throughput(task: str, envs: int, agents: int, seconds: float) -> dict:
-    """`envs` envs in as many Python processes, each env pinned to a CPU of its own (in
-    turn), stepped at the same time: what the machine does with that many envs and no
-    pool, the ceiling a pool of them can approach. Summed agent-steps/s."""
+    """`envs` envs in as many Python processes, each env pinned to its share of the CPUs
+    as a pool shares them out, stepped at the same time: what the machine does with that
+    many envs and no pool, the ceiling a pool of them can approach. Summed agent-steps/s."""
     import multiprocessing
     ctx = multiprocessing.get_context("spawn")
     ready, out = ctx.Barrier(envs), ctx.Queue()
-    cpus = sorted(os.sched_getaffinity(0))
+    shares = _cpus_per_env(True, envs)
     workers = [ctx.Process(target=_pinned_env_steps,
-                           args=(task, agents, cpus[e % len(cpus)], seconds, ready, out))
+                           args=(task, agents, shares[e], e, seconds, ready, out))
                for e in range(envs)]
     for w in workers:
         w.start()
@@ -323,3 +324,15 @@ def machine() -> dict:
     return {"cores": os.cpu_count(), "cpu": model,
             # the launcher's default for the engine processes, unless set here
             "lp_num_threads": os.environ.get("LP_NUM_THREADS", "0")}
+
+
+def machine_with_load() -> dict:
+    """machine() and its load, for a benchmark's figures (the xland benchmarks')."""
+    return {**machine(), "nproc": len(os.sched_getaffinity(0)), "load_average": os.getloadavg()}
+
+
+def machine_line(results: dict) -> str:
+    """The machine_with_load() of `results` in a line of Markdown."""
+    m = results["machine"]
+    return (f"Machine: {m['nproc']} cores (nproc), {m['cpu']}, load average "
+            f"{m['load_average'][0]:.2f} at the start; {results['date']}.")

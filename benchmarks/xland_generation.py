@@ -48,24 +48,12 @@ def run(quick: bool) -> dict:
                      "rules_shape": list(bench.rules.shape),
                      "init_tiles_shape": list(bench.init_tiles.shape)})
         print(json.dumps(rows[-1]), file=sys.stderr)
-    return {"machine": machine(), "quick": quick, "date": time.strftime("%Y-%m-%d %H:%M"),
+    return {"machine": measure.machine_with_load(), "quick": quick, "date": time.strftime("%Y-%m-%d %H:%M"),
             "rows": rows}
 
 
-def machine() -> dict:
-    """The machine and its load, for a benchmark's figures."""
-    return {**measure.machine(), "nproc": len(os.sched_getaffinity(0)),
-            "load_average": os.getloadavg()}
-
-
-def machine_line(results: dict) -> str:
-    m = results["machine"]
-    return (f"Machine: {m['nproc']} cores (nproc), {m['cpu']}, load average "
-            f"{m['load_average'][0]:.2f} at the start; {results['date']}.")
-
-
 def markdown(results: dict) -> str:
-    lines = [machine_line(results), "",
+    lines = [measure.machine_line(results), "",
              "| benchmark | rulesets | generate (s) | save (s) | load (s) | file (MiB) | rules | init tiles |",
              "| --- | ---: | ---: | ---: | ---: | ---: | --- | --- |"]
     for r in results["rows"]:

@@ -14,13 +14,13 @@ Writes out/ppo/xland_trivial/ (train_ppo's outputs) and docs/img/xland_ppo.png.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
 from pathlib import Path
 
 import matplotlib
 import numpy as np
-import supersuit as ss
 from pettingzoo.utils import BaseParallelWrapper
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -28,7 +28,6 @@ sys.path.insert(0, str(ROOT / "examples"))
 import evaluate  # noqa: E402
 import train_ppo  # noqa: E402
 
-import craftium_ma  # noqa: E402
 from craftium_ma.xland import load_benchmark  # noqa: E402
 
 matplotlib.use("Agg")
@@ -71,20 +70,18 @@ class TrainingPool(train_ppo.TrainingVecEnv):
         super().__init__(args, task_options={"benchmark": TRAIN, "rooms": 1})
 
     def observe(self, obs):
-        goals = [env._extra_infos[a]["goal"] for env in self.pool.envs for a in env.possible_agents]
+        goals = [goal for env in self.pool.envs for goal in env.world.goals]
         return np.stack([paint(frame, goal) for frame, goal in zip(obs, goals)])
 
 
+MAKE_PARALLEL_ENV = train_ppo.make_parallel_env
+
+
 def xland_env(split: str):
-    """train_ppo.make_parallel_env (evaluation's env) for xland on one split of the benchmark."""
-    def make(args, render_mode=None):
-        env = craftium_ma.parallel_env("xland", num_agents=args.num_agents,
-                                       max_cycles=args.max_cycles, obs_size=args.obs_size,
-                                       frameskip=args.frameskip, render_mode=render_mode,
-                                       task_options={"benchmark": SPLITS[split], "rooms": 1})
-        env = GoalInFrame(env)
-        return ss.frame_stack_v1(env, args.frame_stack) if args.frame_stack > 1 else env
-    return make
+    """train_ppo.make_parallel_env (evaluation's env) for xland on one split of the benchmark,
+    each frame with its goal painted."""
+    return functools.partial(MAKE_PARALLEL_ENV, wrap=GoalInFrame,
+                             task_options={"benchmark": SPLITS[split], "rooms": 1})
 
 
 def run(minutes: float, episodes: int) -> dict:

@@ -19,7 +19,8 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from xland_generation import machine, machine_line  # noqa: E402
+
+import measure  # noqa: E402
 
 import craftium_ma  # noqa: E402
 from craftium_ma.xland import load_benchmark  # noqa: E402
@@ -97,7 +98,7 @@ def step_figures(agents: int, steps: int) -> dict:
 
 
 def markdown(results: dict) -> str:
-    lines = [machine_line(results), "",
+    lines = [measure.machine_line(results), "",
              "| planner on | rulesets | solved | mean return | mean steps (solved) | time (s) |",
              "| --- | ---: | ---: | ---: | ---: | ---: |"]
     for r in results["planner"]:
@@ -123,7 +124,7 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=1000, help="env steps per agent count")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args()
-    results = {"machine": machine(), "date": time.strftime("%Y-%m-%d %H:%M"),
+    results = {"machine": measure.machine_with_load(), "date": time.strftime("%Y-%m-%d %H:%M"),
                "planner": [planner_figures(level, args.episodes) for level in BENCHMARKS],
                "reset": [reset_figures(n, args.resets) for n in (1, 4, 8)],
                "steps": [step_figures(n, args.steps) for n in (1, 2, 4, 8)]}

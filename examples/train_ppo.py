@@ -138,12 +138,15 @@ def parse_args(argv=None) -> Args:
 
 # --------------------------------------------------------------------------- environment
 
-def make_parallel_env(args: Args, render_mode=None):
+def make_parallel_env(args: Args, render_mode=None, wrap=None, **env_kwargs):
     """The task as a PettingZoo ParallelEnv with the observation preprocessing of training:
-    engine-side resize (obs_size), optional grey, the last frame_stack frames on the channel axis."""
+    engine-side resize (obs_size), optional grey, the last frame_stack frames on the channel
+    axis. `wrap` (a PettingZoo wrapper) goes on before the grey; `env_kwargs` are parallel_env's."""
     env = craftium_ma.parallel_env(args.task, num_agents=args.num_agents,
                                    max_cycles=args.max_cycles, obs_size=args.obs_size,
-                                   frameskip=args.frameskip, render_mode=render_mode)
+                                   frameskip=args.frameskip, render_mode=render_mode, **env_kwargs)
+    if wrap is not None:
+        env = wrap(env)
     if args.grayscale:
         env = ss.color_reduction_v0(env, mode="full")
     if args.frame_stack > 1:
