@@ -48,3 +48,28 @@ def engine_thread_cpus(pid: int) -> set:
     threads = [t for t in os.listdir(f"/proc/{pid}/task")
                if ":disk$" not in open(f"/proc/{pid}/task/{t}/comm").read()]
     return {c for t in threads for c in os.sched_getaffinity(int(t))}
+
+
+# a task whose hooks raise a Lua error when told to (task options fail_at, fail_reset)
+LUA_ERROR_TASK = {
+    "task.toml": ('id = "lua_error"\noptions_without_default = ["fail_at", "fail_reset"]\n'
+                  '[[actions]]\nname = "noop"\n'),
+    "mod.conf": "name = lua_error\ndepends = craftium_ma\n",
+    "init.lua": """
+craftium_ma.register_on_reset(function(seed, options)
+	if options.fail_reset then error("the reset hook failed") end
+end)
+craftium_ma.register_on_step(function()
+	if craftium_ma.options().fail_at == craftium_ma.step_count() then
+		error("the step hook failed")
+	end
+end)
+""",
+}
+
+
+def write_lua_error_task(folder: Path) -> Path:
+    """LUA_ERROR_TASK's files in `folder` (a task_dir=)."""
+    for name, text in LUA_ERROR_TASK.items():
+        (folder / name).write_text(text)
+    return folder

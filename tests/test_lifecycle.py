@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import write_lua_error_task
+
 HERE = Path(__file__).resolve().parent
 
 CHILD = f"""
@@ -200,29 +202,10 @@ def test_after_a_stopped_client_the_step_times_out_and_the_reset_restarts_the_en
         env.close()
 
 
-LUA_ERROR_TASK = {
-    "task.toml": ('id = "lua_error"\noptions_without_default = ["fail_at", "fail_reset"]\n'
-                  '[[actions]]\nname = "noop"\n'),
-    "mod.conf": "name = lua_error\ndepends = craftium_ma\n",
-    "init.lua": """
-craftium_ma.register_on_reset(function(seed, options)
-	if options.fail_reset then error("the reset hook failed") end
-end)
-craftium_ma.register_on_step(function()
-	if craftium_ma.options().fail_at == craftium_ma.step_count() then
-		error("the step hook failed")
-	end
-end)
-""",
-}
-
-
 @pytest.mark.parametrize("hook", ["step", "reset"])
 def test_after_a_lua_error_in_a_hook_the_next_reset_restarts_the_world(tmp_path, hook):
     import craftium_ma
-    for name, text in LUA_ERROR_TASK.items():
-        (tmp_path / name).write_text(text)
-    env = craftium_ma.parallel_env(task_dir=tmp_path, num_agents=1, timeout=20)
+    env = craftium_ma.parallel_env(task_dir=write_lua_error_task(tmp_path), num_agents=1, timeout=20)
     try:
         env.reset(seed=0)
         with pytest.raises(craftium_ma.EngineError, match=f"(?s)the {hook} hook failed.*traceback"):

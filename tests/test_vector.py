@@ -13,7 +13,7 @@ from gymnasium.wrappers.vector import DictInfoToList, RecordEpisodeStatistics
 
 import craftium_ma
 from craftium_ma.vector import CraftiumVectorEnv, _cpus_per_env, _share_out
-from conftest import engine_thread_cpus
+from conftest import engine_thread_cpus, write_lua_error_task
 
 # 2 agents, tiny frames, episodes of 3 steps: 8 steps see two episode ends and autoresets
 OPTIONS = {"num_agents": 2, "obs_size": 16, "max_cycles": 3, "timeout": 30}
@@ -124,7 +124,6 @@ def test_pool_rows_equal_the_single_env(task, small_room):
     else:
         pool = craftium_ma.vector_env(task, 2, seed=list(SEEDS), **OPTIONS)
         try:
-            start = time.monotonic()
             streams = sync_streams(pool)
             states = pool.state()
             pids = [p for env in pool.envs for p in env.engine_pids().values()]
@@ -300,10 +299,7 @@ def test_a_lua_error_in_one_env_is_seen_at_once_and_the_others_go_on(tmp_path):
     """The pool does not watch the server's socket in a strict step (its reply comes
     before the frames), yet a Lua error in a tick, where no frame follows, is seen
     within a poll slice, not at the agents' timeout."""
-    from test_lifecycle import LUA_ERROR_TASK
-    for name, text in LUA_ERROR_TASK.items():
-        (tmp_path / name).write_text(text)
-    pool = craftium_ma.vector_env(None, 2, seed=0, task_dir=tmp_path, num_agents=1, timeout=20)
+    pool = craftium_ma.vector_env(None, 2, seed=0, task_dir=write_lua_error_task(tmp_path), num_agents=1, timeout=20)
     try:
         pool.reset()
         pool.reset(options={"reset_mask": np.array([False, True]), "fail_at": 2})

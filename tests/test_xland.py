@@ -1,6 +1,5 @@
 """craftium_ma.xland: encoding, the chain sampler, benchmarks and their cache (no engine)."""
 
-import itertools
 import os
 from collections import Counter
 
