@@ -95,7 +95,8 @@ class RandomActions:
 
 def env_throughput(task: str, agents: int, frameskip: int, agent_steps: int,
                    pipelined: bool = False, cpus=None) -> dict:
-    """parallel_env agent-steps/s (summed over agents) with random actions.
+    """parallel_env agent-steps/s (summed over agents) with random actions, and the CPU
+    time of the calling thread per agent-step.
 
     Episodes that end are reset outside the timed spans."""
     env = make_env(task, agents, frameskip, pipelined=pipelined, cpus=cpus)
@@ -104,15 +105,17 @@ def env_throughput(task: str, agents: int, frameskip: int, agent_steps: int,
         act = RandomActions(env)
         for _ in range(20):  # warm-up
             env.step(act())
-        done, elapsed = 0, 0.0
+        done, elapsed, cpu = 0, 0.0, 0.0
         while done < agent_steps:
             if not env.agents:
                 env.reset()
-            start = time.perf_counter()
+            start, start_cpu = time.perf_counter(), time.thread_time()
             env.step(act())
             elapsed += time.perf_counter() - start
+            cpu += time.thread_time() - start_cpu
             done += len(env.possible_agents)
-        return {"agent_steps_per_s": done / elapsed, "env_steps_per_s": done / agents / elapsed}
+        return {"agent_steps_per_s": done / elapsed, "env_steps_per_s": done / agents / elapsed,
+                "thread_cpu_us_per_agent_step": 1e6 * cpu / done}
     finally:
         env.close()
 

@@ -104,8 +104,7 @@ def run_vector(args, phases: Phases, results: dict | None = None) -> dict:
         phases.start("vector baseline: one env of 2 agents")
         single = measure.env_throughput(args.task, 2, 1, agent_steps)["agent_steps_per_s"]
     phases.start("vector baseline: one env of 2 agents, pinned to the CPUs (cpus=)")
-    pinned = measure.env_throughput(args.task, 2, 1, agent_steps,
-                                    cpus=sorted(os.sched_getaffinity(0)))["agent_steps_per_s"]
+    pinned = measure.env_throughput(args.task, 2, 1, agent_steps, cpus=sorted(os.sched_getaffinity(0)))
     supersuit = (results or {}).get("supersuit")
     if supersuit is None:
         phases.start("vector baseline: SuperSuit concat_vec_envs_v1, 2 envs x 2 agents")
@@ -118,7 +117,9 @@ def run_vector(args, phases: Phases, results: dict | None = None) -> dict:
                      + ("" if affinity else ", not pinned"))
         pools.append(measure.pool_throughput(args.task, m, 2, agent_steps, cpu_affinity=affinity,
                                              batch_size=m // 2 if m > 1 else None))
-    return {"single_env_agent_steps_per_s": single, "single_env_pinned_agent_steps_per_s": pinned,
+    return {"single_env_agent_steps_per_s": single,
+            "single_env_pinned_agent_steps_per_s": pinned["agent_steps_per_s"],
+            "single_env_pinned_thread_cpu_us_per_agent_step": pinned["thread_cpu_us_per_agent_step"],
             "supersuit_agent_steps_per_s": supersuit["agent_steps_per_s"],
             "separate_envs_agent_steps_per_s": separate["agent_steps_per_s"], "pools": pools}
 
@@ -141,9 +142,11 @@ def vector_markdown(v: dict) -> str:
                      f"{p['thread_cpu_us_per_agent_step']:.0f} | {p['first_reset_s']:.2f} |")
     separate = v["separate_envs_agent_steps_per_s"]
     lines += ["", f"One env of 2 agents: {one:.0f} agent-steps/s; pinned (cpus= every CPU): "
-              f"{pinned:.0f}; SuperSuit concat_vec_envs_v1 (2 envs x 2 agents, 2 processes): "
-              f"{ss:.0f}; 2 envs x 2 agents in 2 processes, each env on a CPU of its own (no pool, "
-              f"the machine's ceiling for 2 envs): {separate:.0f} ({separate / ss:.2f} x SuperSuit)", ""]
+              f"{pinned:.0f}, its main thread "
+              f"{v['single_env_pinned_thread_cpu_us_per_agent_step']:.0f} us CPU per agent-step; "
+              f"SuperSuit concat_vec_envs_v1 (2 envs x 2 agents, 2 processes): {ss:.0f}; 2 envs x 2 "
+              f"agents in 2 processes, each env on a CPU of its own (no pool, the machine's ceiling "
+              f"for 2 envs): {separate:.0f} ({separate / ss:.2f} x SuperSuit)", ""]
     return "\n".join(lines)
 
 

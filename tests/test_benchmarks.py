@@ -41,6 +41,7 @@ def test_quick_benchmark_writes_complete_results(tmp_path):
     assert vector["single_env_agent_steps_per_s"] == r["throughput"][1]["fs1_agent_steps_per_s"]
     assert vector["supersuit_agent_steps_per_s"] == r["supersuit"]["agent_steps_per_s"]
     assert vector["single_env_pinned_agent_steps_per_s"] > 0
+    assert vector["single_env_pinned_thread_cpu_us_per_agent_step"] > 0
     assert vector["separate_envs_agent_steps_per_s"] > 0
     assert [p["cpu_affinity"] for p in vector["pools"]] == [True, False]
     for pool in vector["pools"]:
