@@ -52,6 +52,8 @@ def test_max_cycles(task):
     max_cycles_test(task_module(task))
 
 
+# render_test tries render_mode="human" too, which warns once per env on a headless machine
+@pytest.mark.filterwarnings("ignore:.*render_mode='human' needs a display")
 @pytest.mark.parametrize("task", TASKS)
 def test_render(task):
     envs = []
