@@ -95,7 +95,7 @@ def run_vector(args, phases: Phases, results: dict | None = None) -> dict:
     pinned to its share of the CPUs (the default), and at M = 2 unpinned too; against one
     env of 2 agents (as parallel_env starts it, and with cpus= every CPU), SuperSuit's
     2 x 2 over 2 processes (from `results` where the run measured them already) and the
-    ceiling of 2 separate envs in 2 processes, each on a CPU of its own."""
+    ceiling of 2 separate envs in 2 processes, each on its share of the CPUs."""
     quick = args.quick
     agent_steps = 300 if quick else 3000
     single = next((row["fs1_agent_steps_per_s"] for row in (results or {}).get("throughput", [])
@@ -109,7 +109,7 @@ def run_vector(args, phases: Phases, results: dict | None = None) -> dict:
     if supersuit is None:
         phases.start("vector baseline: SuperSuit concat_vec_envs_v1, 2 envs x 2 agents")
         supersuit = measure.supersuit_throughput(args.task, 2, 2, 100 if quick else 1000)
-    phases.start("vector ceiling: 2 envs x 2 agents in 2 processes, each env on a CPU of its own")
+    phases.start("vector ceiling: 2 envs x 2 agents in 2 processes, each env on its share of the CPUs")
     separate = measure.separate_envs_throughput(args.task, 2, 2, 2 if quick else 10)
     pools = []
     for m, affinity in [(m, True) for m in args.vector_envs] + [(2, False)]:
@@ -145,7 +145,7 @@ def vector_markdown(v: dict) -> str:
               f"{pinned:.0f}, its main thread "
               f"{v['single_env_pinned_thread_cpu_us_per_agent_step']:.0f} us CPU per agent-step; "
               f"SuperSuit concat_vec_envs_v1 (2 envs x 2 agents, 2 processes): {ss:.0f}; 2 envs x 2 "
-              f"agents in 2 processes, each env on a CPU of its own (no pool, the machine's ceiling "
+              f"agents in 2 processes, each env on its share of the CPUs (no pool, the machine's ceiling "
               f"for 2 envs): {separate:.0f} ({separate / ss:.2f} x SuperSuit)", ""]
     return "\n".join(lines)
 
