@@ -27,7 +27,7 @@ from pathlib import Path
 
 from .build import EngineBuild, cache_dir
 from .errors import LuaErrorText
-from .protocol import EngineError
+from .protocol import DEFAULT_TURN_DEGREES, EngineError
 from .resources import BRIDGE_MOD
 
 MEDIA_CACHE = cache_dir() / "media"
@@ -41,7 +41,7 @@ class LaunchConfig:
     obs_size: tuple[int, int]  # (height, width)
     mods: list[Path]  # task mod folders, copied into the world beside the bridge mod
     frame_dtime: float = 0.05
-    turn_degrees: float = 30.0
+    turn_degrees: float = DEFAULT_TURN_DEGREES
     timeout: float = 60.0
     server_settings: dict[str, str] = field(default_factory=dict)
     client_settings: dict[str, str] = field(default_factory=dict)

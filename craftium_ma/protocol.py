@@ -24,6 +24,8 @@ KEYS = (
     "slot_1", "slot_2", "slot_3", "slot_4", "slot_5", "slot_6", "slot_7", "slot_8", "slot_9",
 )
 KEY_BITS = {name: 1 << i for i, name in enumerate(KEYS)}
+#: The camera turn, in degrees, of an action's dx = 1 unless a task's manifest says other.
+DEFAULT_TURN_DEGREES = 30.0
 
 ACT, OBSERVE, QUIT = 1, 2, 3
 PIPELINED = 1  # request flag: draw the frame while the server ticks

@@ -13,7 +13,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .protocol import KEYS, key_bits
+from .protocol import DEFAULT_TURN_DEGREES, KEYS, key_bits
 from .resources import MODS
 
 BRIDGE_MOD_NAME = "craftium_ma"
@@ -61,7 +61,7 @@ class Task:
     options_without_default: tuple[str, ...] = ()  # task_options that have no default
     hud: tuple[str, ...] = DEFAULT_HUD  # HUD_PARTS the agents see
     nametags: bool = False  # whether agents see each other's name tags
-    turn_degrees: float = 30.0  # the camera turn of an action's dx = 1
+    turn_degrees: float = DEFAULT_TURN_DEGREES  # the camera turn of an action's dx = 1
     env_class: str | None = None  # "module:Class", a CraftiumParallelEnv subclass (manifest: env_class =)
 
     @property
