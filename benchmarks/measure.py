@@ -157,8 +157,10 @@ def separate_envs_throughput(task: str, envs: int, agents: int, seconds: float) 
     try:
         rates = [out.get(timeout=seconds + 180) for _ in workers]
     finally:
-        for w in workers:
+        for w in workers:  # one that failed leaves the others at the barrier
             w.join(timeout=60)
+            if w.is_alive():
+                w.terminate()
     return {"envs": envs, "agents": agents, "agent_steps_per_s": sum(rates)}
 
 
