@@ -205,7 +205,9 @@ def test_cpus_pin_every_engine_thread_and_spread_the_agents():
     # the agents go round the CPUs, the server takes the next turn
     assert placed == {"agent_0": {cpus[0]}, "agent_1": {cpus[1 % len(cpus)]},
                       "server": {cpus[0]}}
-    # with more CPUs than processes, each CPU goes to one of them
+
+
+def test_with_more_cpus_than_processes_each_cpu_goes_to_one_of_them():
     many = LaunchConfig(agents=["agent_0", "agent_1"], obs_size=(16, 16), mods=[], cpus=tuple(range(8)))
     assert [many.cpus_of(p) for p in ("agent_0", "agent_1", "server")] == [(0, 3, 6), (1, 4, 7), (2, 5)]
 

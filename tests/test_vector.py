@@ -322,6 +322,8 @@ def test_masked_reset_gymnasium_wrappers_and_close(small_room):
     pool, _ = small_room
     obs, infos = pool.reset(seed=SEEDS[0])
     assert infos["chat"].dtype == object and infos["chat"][0] == []  # a list per row
+    # the row ids and the masks of keys every row has are read-only arrays shared by every call
+    assert not any(infos[k].flags.writeable for k in ("env_id", "agent_id", "_position"))
     assert pool.observation_space.contains(obs) and pool.metadata["autoreset_mode"] == \
         gymnasium.vector.AutoresetMode.NEXT_STEP
     moved = pool.step(np.full(4, 1))[0]  # every agent walks
