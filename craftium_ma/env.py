@@ -411,10 +411,7 @@ class CraftiumParallelEnv(ParallelEnv):
             agents=list(self.possible_agents), obs_size=self.obs_size, mods=[self.task.mod],
             frame_dtime=self.frame_dtime, timeout=self.timeout,
             turn_degrees=self.task.turn_degrees,
-            server_settings={**self.task.server_settings,
-                             # what the bridge mod shows agents at every reset
-                             "craftium_ma_hud": ",".join(self.task.hud),
-                             "craftium_ma_nametags": str(self.task.nametags).lower()},
+            server_settings={**self.task.server_settings, **self.task.bridge_settings()},
             client_settings=self.task.client_settings, world_template=self.task.world_template,
             humans=list(self.humans), bind_address=self.bind_address, cpus=self.cpus)
 

@@ -68,6 +68,12 @@ class Task:
     def env_id(self) -> str:
         return f"{self.id}_v{self.version}"
 
+    def bridge_settings(self) -> dict[str, str]:
+        """The server settings the bridge mod reads at start-up (mods/craftium_ma): what it
+        shows agents at every reset, and the constants Lua shares with Python."""
+        return {"craftium_ma_hud": ",".join(self.hud),
+                "craftium_ma_nametags": str(self.nametags).lower()}
+
     def state_size(self, num_agents: int) -> int:
         return self.state_shared + self.state_per_agent * num_agents
 
