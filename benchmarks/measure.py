@@ -13,7 +13,7 @@ import numpy as np
 import craftium_ma
 from craftium_ma.build import find_engine
 from craftium_ma.launcher import EngineProcesses
-from craftium_ma.vector import _cpus_per_env
+from craftium_ma.vector import cpus_per_env
 
 # The engine's own frame counter: the client's profiler logs, every interval of
 # real time, how many frames called "Irr: drawcalls" (once per drawn frame).
@@ -148,7 +148,7 @@ def separate_envs_throughput(task: str, envs: int, agents: int, seconds: float) 
     import multiprocessing
     ctx = multiprocessing.get_context("spawn")
     ready, out = ctx.Barrier(envs), ctx.Queue()
-    shares = _cpus_per_env(True, envs)
+    shares = cpus_per_env(True, envs)
     workers = [ctx.Process(target=_pinned_env_steps,
                            args=(task, agents, shares[e], e, seconds, ready, out))
                for e in range(envs)]
@@ -213,46 +213,26 @@ def memory(task: str, agents: int, steps: int, checkpoints: int = 5) -> dict:
 
 
 class PoolPythonCost:
-    """Time of the pool's own Python: the wall time of its calls but what one env pays
-    too (the engine sessions' send_step/take_reply/receive_step: ZeroMQ, JSON, frame
-    decoding; the env's action checks and result dicts) and the poller's waits. The
-    wrappers that time those calls are in place only inside the `with` block; what they
-    cost themselves counts as the pool's (docs/vector.md). On a busy machine the figure
-    includes preemptions. `thread_cpu` is all the CPU time of the calling thread, the
-    env's part included."""
+    """Time of the pool's own Python: the wall time of its calls less what one env pays
+    too, which the pool counts in `env_seconds` (the envs' split-step calls: ZeroMQ,
+    JSON, frame decoding, action checks, result dicts; and the poller's waits). On a
+    busy machine the figure includes preemptions. `thread_cpu` is all the CPU time of
+    the calling thread, the env's part included."""
 
     def __init__(self, pool):
-        self.outside = 0.0  # time in the calls above
-        self._calls = [(pool._poller, "poll")]
-        for env in pool.envs:
-            self._calls += [(env._session, "send_step"), (env._session, "receive_step"),
-                            (env._session, "take_reply"), (env, "_engine_actions"),
-                            (env, "_step_result")]
-
-    def _timed(self, call):
-        def timed(*args, **kwargs):
-            start = time.perf_counter()
-            try:
-                return call(*args, **kwargs)
-            finally:
-                self.outside += time.perf_counter() - start
-        return timed
+        self.pool = pool
 
     def __enter__(self):
-        for obj, name in self._calls:
-            setattr(obj, name, self._timed(getattr(obj, name)))
         self.per_call, self.cpu = [], time.thread_time()
         return self
 
     def call(self, f, *args):
-        self.outside, start = 0.0, time.perf_counter()
+        env_seconds, start = self.pool.env_seconds, time.perf_counter()
         f(*args)
-        self.per_call.append(time.perf_counter() - start - self.outside)
+        self.per_call.append(time.perf_counter() - start - (self.pool.env_seconds - env_seconds))
 
     def __exit__(self, *exc):
         self.thread_cpu = time.thread_time() - self.cpu
-        for obj, name in self._calls:
-            delattr(obj, name)  # the class's method again
 
 
 def pool_throughput(task: str, envs: int, agents: int, agent_steps: int,

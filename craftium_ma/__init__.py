@@ -1,16 +1,17 @@
 """craftium-ma: PettingZoo multi-agent environments in a shared Luanti world."""
 
 from .build import EngineNotBuiltError
-from .env import CraftiumParallelEnv, env, parallel_env, raw_env
+from .env import CraftiumParallelEnv
 from .events import Event, EventBus, replay
+from .make import env, env_class, parallel_env, raw_env
 from .protocol import EngineError
 from .runner import Runner, Snapshot
 from .tasks import TaskError, tasks
 from .vector import CraftiumVectorEnv, vector_env
 
 __all__ = ["CraftiumParallelEnv", "CraftiumVectorEnv", "EngineError", "EngineNotBuiltError", "Event",
-           "EventBus", "Runner", "Snapshot", "TaskError", "env", "parallel_env", "raw_env", "replay",
-           "tasks", "vector_env"]
+           "EventBus", "Runner", "Snapshot", "TaskError", "env", "env_class", "parallel_env",
+           "raw_env", "replay", "tasks", "vector_env"]
 __version__ = "0.1.0"
 
 

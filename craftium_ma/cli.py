@@ -86,7 +86,7 @@ def serve(args) -> int:
         from .viewer.serve import serve as serve_task
     except ImportError as e:
         return _fail(f"serve needs the viewer extra ({e.name} is missing): "
-                     f"{doctor._install_command('viewer')}")
+                     f"{doctor.install_command('viewer')}")
     tick_rate = None if args.tick_rate == 0 else args.tick_rate
     try:
         reason = serve_task(args.task, policy=args.policy, tick_rate=tick_rate,

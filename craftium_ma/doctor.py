@@ -109,7 +109,7 @@ def missing_extras() -> dict[str, list[str]]:
     return {extra: [named(r) for r in needs(extra) if not installed(r)] for extra in extras}
 
 
-def _install_command(extra: str) -> str:
+def install_command(extra: str) -> str:
     if DATA == PACKAGE.parent:  # a checkout
         return f'pip install -e "{DATA}[{extra}]"'
     return f'pip install "{DISTRIBUTION}[{extra}]"'
@@ -194,5 +194,5 @@ def main() -> int:
     for extra, missing in extras.items():
         report("optional" if missing else "ok", f"extra {extra}",
                "missing " + ", ".join(missing) if missing else "installed",
-               _install_command(extra) if missing else "")
+               install_command(extra) if missing else "")
     return 1 if problems else 0

@@ -1,72 +1,32 @@
-"""PettingZoo environments over the lock-step engine.
+"""The PettingZoo ParallelEnv over the lock-step engine, and its split step.
 
-CraftiumParallelEnv is the ParallelEnv; raw_env/env give the AEC form through
-PettingZoo's own conversion. Processes start at the first reset(), so an env
-that was never reset pickles, and every copy starts its own server and clients.
+CraftiumParallelEnv runs one task: agents agent_0 .. agent_{n-1} in one Luanti world.
+It offers the public stepping contract of craftium_ma.contract (send/recv halves, the
+task hooks). Build envs with craftium_ma.parallel_env() (craftium_ma.make), which gives
+a task the env class its manifest names. Processes start at the first reset(), so an
+env that was never reset pickles, and every copy starts its own server and clients.
 """
 
 from __future__ import annotations
 
-import importlib
 import ipaddress
-import math
-import numbers
 import os
-import re
 import warnings
-from collections import deque
 
 import gymnasium
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import ParallelEnv
-from pettingzoo.utils.conversions import parallel_to_aec_wrapper
-from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
-from .humans import NAME as PLAYER_NAME, HumanLogin, human_names, login_address
+from . import render as rendering
+from .chat import WorldNews
+from .contract import StepResult
+from .humans import HumanLogin, human_names, login_address
 from .launcher import LaunchConfig
 from .lockstep import AgentAction, LockstepSession
 from .protocol import KEY_BITS, KEYS
 from .tasks import Task, TaskError, find_task, load_task
-
-
-def _is_int(value) -> bool:
-    """An int, numpy's too, but not a bool (True would pass as 1)."""
-    return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
-
-
-def _positive_int(name: str, value) -> int:
-    if not _is_int(value):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__} {value!r}")
-    if value < 1:
-        raise ValueError(f"{name} must be a positive int, got {value!r}")
-    return int(value)
-
-
-def _cpu_list(cpus) -> tuple[int, ...]:
-    """cpus=: None (no pinning) or distinct CPUs this process may run on."""
-    if cpus is None:
-        return ()
-    allowed = os.sched_getaffinity(0)
-    listed = list(cpus) if isinstance(cpus, (list, tuple, range)) else None
-    if (not listed or not all(_is_int(c) for c in listed) or len(set(listed)) != len(listed)
-            or not set(listed) <= allowed):
-        raise ValueError(f"cpus must be None or distinct CPUs this process may run on "
-                         f"(os.sched_getaffinity(0): {sorted(allowed)}), got {cpus!r}")
-    return tuple(int(c) for c in listed)
-
-
-def _frame_size(obs_size) -> tuple[int, int]:
-    if _is_int(obs_size):
-        obs_size = (obs_size, obs_size)
-    if (not isinstance(obs_size, (tuple, list, np.ndarray)) or len(obs_size) != 2
-            or not all(_is_int(v) for v in obs_size)):
-        raise TypeError(f"obs_size must be an int or (height, width) of ints, "
-                        f"got {type(obs_size).__name__} {obs_size!r}")
-    height, width = (int(v) for v in obs_size)
-    if not (8 <= height <= 4096 and 8 <= width <= 4096):
-        raise ValueError(f"obs_size {obs_size!r} is out of range (8 to 4096 pixels a side)")
-    return height, width
+from .validate import cpu_list, frame_size, is_int, positive_int
 
 
 class CraftiumParallelEnv(ParallelEnv):
@@ -99,21 +59,20 @@ class CraftiumParallelEnv(ParallelEnv):
             raise TaskError("give a task id (see craftium_ma.tasks()) or task_dir=")
         t = self.task
         n = t.default_agents if num_agents is None else num_agents
-        if not _is_int(n):
+        if not is_int(n):
             raise TypeError(f"num_agents must be an int, got {type(n).__name__} {n!r}")
         if not t.min_agents <= n <= t.max_agents:
             raise ValueError(f"num_agents={num_agents!r}: task {t.id!r} takes "
                              f"{t.min_agents} to {t.max_agents} agents")
         n = int(n)
-        self.max_cycles = _positive_int("max_cycles", t.max_cycles if max_cycles is None
-                                        else max_cycles)
-        frameskip = _positive_int("frameskip", frameskip)
+        self.max_cycles = positive_int("max_cycles", t.max_cycles if max_cycles is None
+                                       else max_cycles)
+        self.frameskip = positive_int("frameskip", frameskip)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode {render_mode!r} is not one of {self.metadata['render_modes']}")
         if action_space not in ("discrete", "full"):
             raise ValueError(f"action_space must be 'discrete' or 'full', got {action_space!r}")
-        self.obs_size = _frame_size(t.obs_size if obs_size is None else obs_size)
-        self.frameskip = frameskip
+        self.obs_size = frame_size(t.obs_size if obs_size is None else obs_size)
         self.pipelined = bool(pipelined)
         self.render_mode = render_mode
         self.action_mode = action_space
@@ -132,10 +91,8 @@ class CraftiumParallelEnv(ParallelEnv):
         except ValueError:
             raise ValueError(f"bind_address must be an IP address to listen on, got "
                              f"{bind_address!r}") from None
-        self.cpus = _cpu_list(cpus)
-        self._chat_outbox = deque()  # {"from", "text"} for the server to say next tick
-        self._world_events = deque()
-        self._humans_state = {h: _human_state({}) for h in self.humans}
+        self.cpus = cpu_list(cpus)
+        self._news = WorldNews(self.possible_agents, self.humans)
         self.agents = []
         obs_space = spaces.Box(0, 255, (*self.obs_size, 3), np.uint8)
         self._observation_spaces = {a: obs_space for a in self.possible_agents}
@@ -148,8 +105,8 @@ class CraftiumParallelEnv(ParallelEnv):
         self._frames: dict[str, np.ndarray] = {}
         self._state = None
         self._cycles = 0
-        self._seeds = np.random.default_rng()  # episode seeds of resets without one
-        self._window = None
+        self._episode_seeds = np.random.default_rng()  # episode seeds of resets without one
+        self._window = rendering.Window()
 
     def _make_action_space(self) -> spaces.Space:
         if self.action_mode == "discrete":
@@ -170,24 +127,23 @@ class CraftiumParallelEnv(ParallelEnv):
         undeclared = self.task.undeclared_options(options or {}, "reset(options=...)")
         if undeclared:
             warnings.warn(undeclared, stacklevel=2)
-        restarted = self._session is not None and self._session.fault is not None
+        restarted = self.fault is not None
         if restarted:
             warnings.warn(f"craftium-ma: restarting the engine processes of {self.task.id!r}, "
-                          f"whose last call failed: {self._session.fault}", RuntimeWarning,
-                          stacklevel=2)
+                          f"whose last call failed: {self.fault}", RuntimeWarning, stacklevel=2)
             self._session.close()
             self._session = None
         task_options = {**self.task.options, **self.task_options, **(options or {})}
         # Gymnasium's convention: a seed also fixes the episodes reset without one after it
         if seed is not None:
             seed = int(seed) % 2**31
-            self._seeds = np.random.default_rng(seed)
+            self._episode_seeds = np.random.default_rng(seed)
         else:
-            seed = int(self._seeds.integers(2**31))
-        task_options = self._episode_options(task_options, seed)
+            seed = int(self._episode_seeds.integers(2**31))
+        task_options = self.episode_options(task_options, seed)
         if self._session is None:
             self._session = LockstepSession(self.launch_config(), self.frameskip, self.pipelined,
-                                            chat_outbox=self._chat_outbox)
+                                            chat_outbox=self._news.outbox)
             # The first reset of new engine processes is a warm-up: it waits for the task
             # area to load and does not show (its episode can differ from later ones in a
             # few pixels), so that every episode is one of a used env (docs/environments.md)
@@ -200,22 +156,94 @@ class CraftiumParallelEnv(ParallelEnv):
         self._state = self._checked_state(result.get("state"))
         lua = result["agents"]
         heard = self._take_world_news()
-        return dict(self._frames), {a: dict(self._info(o, lua[a]), engine_restarted=restarted,
-                                            chat=heard[a])
-                                    for a, o in observations.items()}
+        infos = {a: dict(self._info(o, lua[a]), engine_restarted=restarted, chat=heard[a])
+                 for a, o in observations.items()}
+        return self.shape_observations(dict(self._frames)), self.shape_infos(infos)
 
-    def _episode_options(self, task_options: dict, seed: int) -> dict:
+    def step(self, actions: dict) -> StepResult:
+        if self._session is not None and not self.agents:
+            # Nothing left to step. SuperSuit's black_death_v3 (3.11) relies on this: it
+            # only ends an episode after one more step on an env without agents.
+            self.check_actions(actions)
+            return {}, {}, {}, {}, {}
+        self.send(actions)
+        return self.recv()
+
+    # -- the split step (craftium_ma.contract.SplitStepEnv) ---------------------------------
+
+    def check_actions(self, actions: dict) -> None:
+        """Raises the error send() would for these actions; sends nothing."""
+        self._engine_actions(actions)
+
+    def send(self, actions: dict) -> list:
+        """The first half of step(): checks the live agents' actions and sends them.
+        Returns the sockets its answer comes on (see craftium_ma.contract)."""
+        engine_actions = self._engine_actions(actions)
+        if not engine_actions:
+            raise RuntimeError("send() with no live agent: the episode is over, reset() first")
+        return self._session.send_step(engine_actions)
+
+    def take_reply(self, sock) -> None:
+        self._session.take_reply(sock)
+
+    @property
+    def answered(self) -> bool:
+        return self._session.answered
+
+    def check_in_flight(self) -> None:
+        self._session.check_in_flight()
+
+    def recv(self) -> StepResult:
+        """The second half of step(): waits for the step sent and returns step()'s tuple."""
+        observations, result = self._session.receive_step()
+        self._cycles += 1
+        self._frames.update({a: o.frame for a, o in observations.items()})
+        self._state = self._checked_state(result.get("state"))
+        lua = result["agents"]
+        out_of_time = self._cycles >= self.max_cycles
+        rewards = {a: float(lua[a]["reward"]) for a in self.agents}
+        terminations = {a: bool(lua[a]["terminated"]) for a in self.agents}
+        truncations = {a: bool(lua[a]["truncated"]) or out_of_time for a in self.agents}
+        heard = self._take_world_news()
+        infos = {a: dict(self._info(observations[a], lua[a]), chat=heard[a]) for a in self.agents}
+        obs = {a: observations[a].frame for a in self.agents}
+        self.agents = [a for a in self.agents if not (terminations[a] or truncations[a])]
+        if self.render_mode == "human":
+            self.render()
+        return (self.shape_observations(obs), self.shape_rewards(rewards), terminations,
+                truncations, self.shape_infos(infos))
+
+    @property
+    def fault(self) -> str | None:
+        return self._session.fault if self._session is not None else None
+
+    def fault_result(self) -> StepResult:
+        live, self.agents = self.agents, []
+        return ({a: self._frames[a] for a in live}, dict.fromkeys(live, 0.0),
+                dict.fromkeys(live, False), dict.fromkeys(live, True),
+                {a: {"engine_restarted": True} for a in live})
+
+    @property
+    def last_frames(self) -> dict[str, np.ndarray]:
+        return dict(self._frames)
+
+    # -- the task's hooks (craftium_ma.contract.TaskHooks) ----------------------------------
+
+    def episode_options(self, task_options: dict, seed: int) -> dict:
         """The options Lua gets for the episode of this seed; a task's env class may draw
         more from them (craftium_ma.envs.xland_v0 draws its world)."""
         return task_options
 
-    def step(self, actions: dict):
-        engine_actions = self._engine_actions(actions)
-        if not engine_actions:
-            # Nothing left to step. SuperSuit's black_death_v3 (3.11) relies on this: it
-            # only ends an episode after one more step on an env without agents.
-            return {}, {}, {}, {}, {}
-        return self._step_result(*self._session.step(engine_actions))
+    def shape_observations(self, observations: dict) -> dict:
+        return observations
+
+    def shape_rewards(self, rewards: dict) -> dict:
+        return rewards
+
+    def shape_infos(self, infos: dict) -> dict:
+        return infos
+
+    # -- inside the step ---------------------------------------------------------------------
 
     def _engine_actions(self, actions: dict) -> dict[str, AgentAction]:
         """step()'s actions checked and turned into the engine's, for the live agents."""
@@ -237,29 +265,11 @@ class CraftiumParallelEnv(ParallelEnv):
             raise ValueError(f"no action for live agents {missing}")
         return {a: self._engine_action(a, actions[a]) for a in self.agents}
 
-    def _step_result(self, observations: dict, result: dict):
-        """step()'s return value from the engine's answer to the step."""
-        self._cycles += 1
-        self._frames.update({a: o.frame for a, o in observations.items()})
-        self._state = self._checked_state(result.get("state"))
-        lua = result["agents"]
-        out_of_time = self._cycles >= self.max_cycles
-        rewards = {a: float(lua[a]["reward"]) for a in self.agents}
-        terminations = {a: bool(lua[a]["terminated"]) for a in self.agents}
-        truncations = {a: bool(lua[a]["truncated"]) or out_of_time for a in self.agents}
-        heard = self._take_world_news()
-        infos = {a: dict(self._info(observations[a], lua[a]), chat=heard[a]) for a in self.agents}
-        obs = {a: observations[a].frame for a in self.agents}
-        self.agents = [a for a in self.agents if not (terminations[a] or truncations[a])]
-        if self.render_mode == "human":
-            self.render()
-        return obs, rewards, terminations, truncations, infos
-
     def _engine_action(self, agent, action) -> AgentAction:
         space = self._action_spaces[agent]
         if not space.contains(action):
             raise ValueError(f"action {action!r} for {agent} is outside its action space "
-                             f"{space}{_why_outside(space, action)}")
+                             f"{space}{why_outside(space, action)}")
         if self.action_mode == "discrete":
             a = self.task.actions[int(action)]
             return AgentAction(a.keys, a.dx, a.dy)
@@ -313,95 +323,43 @@ class CraftiumParallelEnv(ParallelEnv):
         """Say text in-game as sender (a human, the viewer), at the next step; it
         reaches that step's infos[agent]["chat"] of every agent, or of agent_k alone
         when it starts with "@agent_k". Safe to call from another thread."""
-        _check_chat_text(text)
-        if not isinstance(sender, str) or not PLAYER_NAME.fullmatch(sender):
-            raise ValueError(f"sender must be a name of 1 to 19 of A-Z a-z 0-9 _ -, got "
-                             f"{sender!r}")
-        if sender in self.possible_agents:
-            raise ValueError(f"sender {sender!r} is an agent: env.say({sender!r}, text) "
-                             "speaks for it")
-        self._chat_outbox.append({"from": sender, "text": text})
+        self._news.post(text, sender)
 
     def say(self, agent: str, text: str):
         """The agent's player says text in the in-game chat at the next step; the
         other agents hear it as they hear a human (see post_chat)."""
-        if agent not in self.possible_agents:
-            raise ValueError(f"say(): unknown agent {agent!r}; agents are {self.possible_agents}")
-        _check_chat_text(text)
-        self._chat_outbox.append({"from": agent, "text": text})
+        self._news.say(agent, text)
 
     def world_events(self) -> list[dict]:
         """What happened in the world since the last call, in order: chat
         ({"type": "chat", "from", "to" (an agent, or None for all), "text", "step"}),
         humans joining and leaving ({"type": "human_joined" | "human_left", "name"})."""
-        return [self._world_events.popleft() for _ in range(len(self._world_events))]
+        return self._news.events()
 
     def humans_state(self) -> dict[str, dict]:
         """Each human's position [x, y, z], yaw (degrees), hp, score in the episode
         and whether connected, as of the last step (position and yaw are None until
         it first joined)."""
-        return {h: dict(s) for h, s in self._humans_state.items()}
+        return self._news.humans_state()
 
     def _take_world_news(self) -> dict[str, list[dict]]:
-        """Take what the ticks since the last call reported of the world: queue its
-        events, update humans_state(), and return each agent's chat."""
-        heard = {a: [] for a in self.possible_agents}
         news, self._session.world_news = self._session.world_news, []
-        for part in news:
-            for event in part.get("events") or []:
-                self._world_events.append({"type": event["type"], "name": event["name"]})
-            for message in part.get("heard") or []:
-                to, text = self._addressee(message["text"])
-                sender = message["from"]
-                self._world_events.append({"type": "chat", "from": sender, "to": to,
-                                           "text": text, "step": self._cycles})
-                for agent in [to] if to else self.possible_agents:
-                    if agent != sender:
-                        heard[agent].append({"from": sender, "text": text, "step": self._cycles})
-            if part.get("humans"):
-                self._humans_state = {h: _human_state(part["humans"].get(h) or {})
-                                      for h in self.humans}
-        return heard
-
-    def _addressee(self, text: str) -> tuple[str | None, str]:
-        """(agent_k, the rest) for "@agent_k rest"; (None, text) otherwise."""
-        m = _ADDRESSED.match(text)
-        if m and m[1] in self.possible_agents:
-            return m[1], m[2]
-        return None, text
+        return self._news.take(news, self._cycles)
 
     # -- rendering ---------------------------------------------------------------------
 
     def render(self):
+        """The mosaic of every agent's last frame, labelled (craftium_ma.render)."""
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode")
             return None
-        mosaic = self._mosaic()
-        if self.render_mode == "rgb_array":
-            return mosaic
-        self._show(mosaic)
-        return None
-
-    def _mosaic(self) -> np.ndarray:
         blank = np.zeros((*self.obs_size, 3), np.uint8)
-        return mosaic([self._frames.get(a, blank) for a in self.possible_agents])
-
-    def _show(self, mosaic: np.ndarray):
-        if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
-            if self._window is None:
-                gymnasium.logger.warn("render_mode='human' needs a display; none found, not showing")
-                self._window = False
-            return
-        try:
-            import pygame
-        except ImportError:
-            raise ImportError("render_mode='human' needs pygame: pip install pygame") from None
-        if not self._window:
-            pygame.init()
-            self._window = pygame.display.set_mode(mosaic.shape[1::-1])
-        pygame.event.pump()
-        self._window.blit(pygame.surfarray.make_surface(mosaic.swapaxes(0, 1)), (0, 0))
-        pygame.display.flip()
+        picture = rendering.mosaic([self._frames.get(a, blank) for a in self.possible_agents],
+                                   labels=self.possible_agents)
+        if self.render_mode == "rgb_array":
+            return picture
+        self._window.show(picture)
+        return None
 
     # -- lifecycle ---------------------------------------------------------------------
 
@@ -420,71 +378,39 @@ class CraftiumParallelEnv(ParallelEnv):
         client; empty before the first reset and after close()."""
         return self._session.pids if self._session is not None else {}
 
+    @property
+    def engine_directory(self):
+        """The private temporary folder of the running engine processes (world, logs);
+        None before the first reset and after close()."""
+        return self._session.directory if self._session is not None else None
+
     def close(self):
         """Stop the engine processes and remove their files. Safe to call again."""
         if self._session is not None:
             self._session.close()
             self._session = None
             self._closed = True
-            self._humans_state = {h: dict(s, connected=False) for h, s in self._humans_state.items()}
+            self._news.disconnected()
         self.agents = []
-        if self._window:
-            import pygame
-            pygame.display.quit()
-        self._window = None
+        self._window.close()
 
     def __getstate__(self):
         """A copy carries the configuration only; it starts its own processes."""
-        return dict(self.__dict__, _session=None, _closed=False, _frames={}, _window=None,
-                    agents=[], _seeds=None, _chat_outbox=deque(), _world_events=deque())
+        return dict(self.__dict__, _session=None, _closed=False, _frames={},
+                    _window=rendering.Window(), agents=[], _episode_seeds=None)
 
     def __setstate__(self, state):
         self.__dict__.update(state)
-        self._seeds = np.random.default_rng()  # copies must not share episode seeds
+        self._episode_seeds = np.random.default_rng()  # copies must not share episode seeds
 
 
-_ADDRESSED = re.compile(r"@(\S+)\s*(.*)", re.S)
-
-
-def _check_chat_text(text):
-    if not isinstance(text, str):
-        raise TypeError(f"chat text must be a str, got {type(text).__name__} {text!r}")
-    if not text.strip() or "\n" in text or "\r" in text:
-        raise ValueError(f"chat text must be one line that is not blank, got {text!r}")
-
-
-def _human_state(lua: dict) -> dict:
-    """A human's state as the bridge mod reports it, typed for Python."""
-    position, yaw = lua.get("position"), lua.get("yaw")
-    return {"position": [float(v) for v in position] if position else None,
-            "yaw": float(yaw) if yaw is not None else None, "hp": int(lua.get("hp", 0)),
-            "score": float(lua.get("score", 0)), "connected": bool(lua.get("connected", False))}
-
-
-def mosaic_columns(n: int) -> int:
-    """Columns of the near-square grid of n frames."""
-    return math.ceil(math.sqrt(n))
-
-
-def mosaic(frames: list[np.ndarray]) -> np.ndarray:
-    """The frames (all of one size) tiled row by row in a near-square grid (render()'s,
-    the viewer's)."""
-    h, w, c = frames[0].shape
-    cols = mosaic_columns(len(frames))
-    grid = np.zeros((math.ceil(len(frames) / cols) * h, cols * w, c), np.uint8)
-    for i, frame in enumerate(frames):
-        r, col = divmod(i, cols)
-        grid[r * h:(r + 1) * h, col * w:(col + 1) * w] = frame
-    return grid
-
-
-def _why_outside(space: spaces.Space, action) -> str:
+def why_outside(space: spaces.Space, action) -> str:
     """What about an action outside the space is wrong, where it can be said."""
     if isinstance(space, spaces.Discrete):
         shape = np.shape(action)
         if shape != ():
             return f": it has shape {shape}, the space takes one int"
-        if not _is_int(action):
+        if not is_int(action):
             return f": it is a {type(action).__name__}, the space takes an int"
         return f": it takes 0 to {space.n - 1}"
     if not isinstance(action, dict):
@@ -500,46 +426,20 @@ def _why_outside(space: spaces.Space, action) -> str:
     return ""
 
 
-def parallel_env(task: str | None = None, **kwargs) -> CraftiumParallelEnv:
-    """The task as a PettingZoo ParallelEnv (see CraftiumParallelEnv for kwargs); a task
-    whose manifest names an env class (env_class = "module:Class") gets that subclass."""
-    return _env_class(task, kwargs.get("task_dir"))(task, **kwargs)
 
 
-def _env_class(task, task_dir) -> type[CraftiumParallelEnv]:
-    """The manifest's env class; CraftiumParallelEnv where there is none, or where the task
-    cannot be loaded (its constructor then says why)."""
-    try:
-        spec = load_task(task_dir) if task_dir is not None else find_task(task)
-    except (TaskError, TypeError):
-        return CraftiumParallelEnv
-    if task is not None and task_dir is not None or spec.env_class is None:
-        return CraftiumParallelEnv
-    module, _, name = spec.env_class.partition(":")
-    return getattr(importlib.import_module(module), name)
+_MOVED = {"parallel_env": "craftium_ma.make", "raw_env": "craftium_ma.make",
+          "env": "craftium_ma.make", "task_module": "craftium_ma.make",
+          "mosaic": "craftium_ma.render", "mosaic_columns": "craftium_ma.render"}
 
 
-def raw_env(task: str | None = None, **kwargs):
-    """The task as an AEC env, converted from the parallel one."""
-    return parallel_to_aec_wrapper(parallel_env(task, **kwargs))
-
-
-def env(task: str | None = None, **kwargs):
-    """The task as an AEC env with PettingZoo's usual wrappers (order enforcing)."""
-    return OrderEnforcingWrapper(raw_env(task, **kwargs))
-
-
-def task_module(task_id: str):
-    """env, parallel_env and raw_env of one task, for its craftium_ma.envs module."""
-    def _env(**kwargs):
-        return env(task_id, **kwargs)
-
-    def _parallel_env(**kwargs):
-        return parallel_env(task_id, **kwargs)
-
-    def _raw_env(**kwargs):
-        return raw_env(task_id, **kwargs)
-
-    for f, base in ((_env, env), (_parallel_env, parallel_env), (_raw_env, raw_env)):
-        f.__doc__ = f"{base.__doc__} Task: {task_id}."
-    return _env, _parallel_env, _raw_env
+def __getattr__(name: str):
+    """Names that moved out of this module keep working, with a DeprecationWarning."""
+    if name not in _MOVED:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+    warnings.warn(f"craftium_ma.env.{name} moved to {_MOVED[name]}.{name}", DeprecationWarning,
+                  stacklevel=2)
+    if name == "mosaic_columns":
+        return lambda n: rendering.grid(n)[1]
+    return getattr(importlib.import_module(_MOVED[name]), name)

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .build import EngineBuild, cache_dir
+from .cpus import share_out
 from .errors import LuaErrorText
 from .protocol import DEFAULT_TURN_DEGREES, EngineError
 from .resources import BRIDGE_MOD
@@ -52,17 +53,11 @@ class LaunchConfig:
     cpus: tuple[int, ...] = ()  # CPUs the processes are pinned to (cpus_of); () for no pinning
 
     def cpus_of(self, name: str) -> tuple[int, ...]:
-        """The CPUs process `name` ("server" or an agent) runs on: the agents take turns
-        and the server the next turn. With no more CPUs than processes each process gets
-        one, going round them; with more, every CPU goes to one process (in turn), so
-        that none is left idle. () where not pinned."""
-        if not self.cpus:
-            return ()
-        processes = len(self.agents) + 1
-        turn = processes - 1 if name == "server" else self.agents.index(name)
-        if len(self.cpus) <= processes:
-            return (self.cpus[turn % len(self.cpus)],)
-        return self.cpus[turn::processes]
+        """The CPUs process `name` ("server" or an agent) runs on: `cpus` shared out
+        (craftium_ma.cpus.share_out) among the agents in order, then the server.
+        () where not pinned."""
+        processes = [*self.agents, "server"]
+        return share_out(self.cpus, len(processes))[processes.index(name)]
 
 
 # Settings every server and client gets; a task's own settings override them.

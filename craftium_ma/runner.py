@@ -18,6 +18,7 @@ from typing import Callable
 import numpy as np
 
 from .events import EVENT_TYPES, EventBus, Subscriber
+from .validate import positive_int
 
 log = logging.getLogger(__name__)
 
@@ -60,14 +61,6 @@ def _checked_rate(rate) -> float | None:
         raise ValueError(f"tick_rate {rate!r} is out of range ({MIN_TICK_RATE} to "
                          f"{MAX_TICK_RATE:g} steps per second, or None: as fast as possible)")
     return float(rate)
-
-
-def _checked_count(name: str, value) -> int | None:
-    if value is None:
-        return None
-    if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < 1:
-        raise ValueError(f"{name} must be None or a positive int, got {value!r}")
-    return int(value)
 
 
 def _policies(policy, agents: list[str]) -> dict[str, Policy]:
@@ -190,9 +183,7 @@ class Runner:
     def step(self, n: int = 1, source: str = "api"):
         """Run exactly n env steps, then stay paused (a running runner pauses first).
         Returns when they are done, or at once before run() or from a subscriber."""
-        if not isinstance(n, numbers.Integral) or isinstance(n, bool) or n < 1:
-            raise ValueError(f"n (the number of steps) must be a positive int, got {n!r}")
-        n = int(n)
+        n = positive_int("n (the number of steps)", n)
         self.bus.publish("control", command="step", n=n, source=source)
         with self._cond:
             self._paused = True
@@ -260,8 +251,8 @@ class Runner:
     def run(self, max_steps: int | None = None, episodes: int | None = None) -> str:
         """Step until max_steps env steps or `episodes` episodes are done, or stop();
         returns the reason. Episodes reset automatically."""
-        max_steps = _checked_count("max_steps", max_steps)
-        episodes = _checked_count("episodes", episodes)
+        max_steps = positive_int("max_steps", max_steps, optional=True)
+        episodes = positive_int("episodes", episodes, optional=True)
         with self._cond:
             if self._thread is not None:
                 raise RuntimeError("this runner is already running")

@@ -1,9 +1,10 @@
 """A pool of environments stepped from one Python thread, as a Gymnasium VectorEnv.
 
 Every env of the pool is a CraftiumParallelEnv whose engine processes run on
-their own; the pool sends each env's step (LockstepSession.send_step) and
-waits on the sockets of every env in flight with one ZeroMQ poller, reading an
-env's answer as soon as all of its sockets have one. No worker processes, no
+their own; the pool drives each through the public split step of
+craftium_ma.contract: it sends each env's step and waits on the sockets of
+every env in flight with one ZeroMQ poller, reading an env's answer as soon as
+all of its sockets have one. No worker processes, no
 pickling, one copy of each frame (into the batch). Resets run in threads (an
 env's reset is many small lock-steps, mostly waiting), which also starts the
 engine processes of all envs at once. See docs/vector.md.
@@ -25,8 +26,11 @@ import zmq
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space, iterate
 
-from .env import CraftiumParallelEnv, _cpu_list, _is_int, parallel_env
+from .contract import SplitStepEnv
+from .cpus import share_out
 from .lockstep import POLL_SLICE_MS
+from .make import parallel_env
+from .validate import cpu_list, is_int, positive_int, seeds_per_env
 
 
 class _Result:
@@ -46,18 +50,18 @@ class CraftiumVectorEnv(gymnasium.vector.VectorEnv):
 
     def __init__(self, task: str, num_envs: int, *, batch_size: int | None = None,
                  seed=None, cpu_affinity=True, **env_kwargs):
-        if not _is_int(num_envs) or num_envs < 1:
-            raise ValueError(f"num_envs must be an int >= 1 (environments in the pool), got {num_envs!r}")
+        num_envs = positive_int("num_envs (environments in the pool)", num_envs)
         batch_size = num_envs if batch_size is None else batch_size
-        if not _is_int(batch_size) or not 1 <= batch_size <= num_envs:
+        if not is_int(batch_size) or not 1 <= batch_size <= num_envs:
             raise ValueError(f"batch_size must be an int in 1..num_envs={num_envs}, got {batch_size!r}")
         if "cpus" in env_kwargs:
             raise ValueError("the pool pins its envs itself: give it cpu_affinity= (True, False "
                              "or the CPUs to share out), not cpus=")
-        cpus = _cpus_per_env(cpu_affinity, num_envs)
-        self.envs = [parallel_env(task, cpus=cpus[e], **env_kwargs) for e in range(num_envs)]
+        cpus = cpus_per_env(cpu_affinity, num_envs)
+        self.envs: list[SplitStepEnv] = [parallel_env(task, cpus=cpus[e], **env_kwargs)
+                                         for e in range(num_envs)]
         self.batch_size = int(batch_size)
-        self._first_seeds = self._seeds_of(seed, "seed")
+        self._first_seeds = seeds_per_env(seed, num_envs, "seed")
         first = self.envs[0]
         self.agents = list(first.possible_agents)
         self.num_agents = len(self.agents)
@@ -94,6 +98,9 @@ class CraftiumVectorEnv(gymnasium.vector.VectorEnv):
         self._every_row = np.ones(self.num_envs, bool)
         for shared in (self._env_of_row, self._agent_of_row, self._every_row):
             shared.flags.writeable = False
+        #: seconds spent in the envs' calls of the split step and waiting on their sockets:
+        #: the rest of the pool's calls is its own Python (benchmarks/measure.py)
+        self.env_seconds = 0.0
 
     # -- Gymnasium's face ----------------------------------------------------------------
 
@@ -103,7 +110,7 @@ class CraftiumVectorEnv(gymnasium.vector.VectorEnv):
         self._check_idle("reset()")
         options = dict(options or {})
         mask = self._env_mask(options.pop("reset_mask", None))
-        seeds = self._seeds_of(seed, "reset(seed=...)")
+        seeds = seeds_per_env(seed, len(self.envs), "reset(seed=...)")
         if seed is None and not self._started:
             seeds = self._first_seeds
         envs = [e for e in range(len(self.envs)) if mask[e]]
@@ -170,20 +177,21 @@ class CraftiumVectorEnv(gymnasium.vector.VectorEnv):
                 continue
             env = self.envs[e]
             given = dict(zip(self.agents, per_row[k * n:(k + 1) * n]))
-            try:
-                steps.append((e, env._engine_actions(
-                    given if len(env.agents) == n else {a: given[a] for a in env.agents})))
+            actions = given if len(env.agents) == n else {a: given[a] for a in env.agents}
+            try:  # every env's actions are checked before any is sent
+                self._timed(env.check_actions, actions)
             except ValueError as error:
                 agent = next(a for a in env.agents if not env.action_space(a).contains(given[a]))
                 row = e * n + self.agents.index(agent)
                 raise ValueError(f"row {row} (env {e}, {agent}): {error}") from None
+            steps.append((e, actions))
         for e in env_ids:
             if self._ended[e]:
                 self._start_reset(e, None, {})
-        for e, engine_actions in steps:
+        for e, actions in steps:
             self._flight[e] = "step"
             try:
-                sockets = self.envs[e]._session.send_step(engine_actions)
+                sockets = self._timed(self.envs[e].send, actions)
             except Exception:
                 self._fault(e)
                 continue
@@ -219,20 +227,20 @@ class CraftiumVectorEnv(gymnasium.vector.VectorEnv):
     def _wake(self, _future):
         os.write(self._wake_write, b"x")
 
-    def _reset_env(self, env: CraftiumParallelEnv, seed, options: dict):
+    def _reset_env(self, env: SplitStepEnv, seed, options: dict):
         """In a reset thread; a reset that breaks the engine session is tried once more,
         on new engine processes."""
         try:
             return env.reset(seed=seed, options=options or None)
         except Exception:
-            if env._session is None or env._session.fault is None:
+            if env.fault is None:
                 raise
             return env.reset(seed=seed, options=options or None)
 
     def _wait(self, count: int):
         """Until `count` envs have results ready; every wait has the envs' timeouts."""
         while len(self._ready) < count:
-            events = self._poller.poll(POLL_SLICE_MS)
+            events = self._timed(self._poller.poll, POLL_SLICE_MS)
             if not events or time.monotonic() > self._next_check:
                 self._check_in_flight()  # also while other envs keep answering
                 self._next_check = time.monotonic() + POLL_SLICE_MS / 1000
@@ -243,23 +251,31 @@ class CraftiumVectorEnv(gymnasium.vector.VectorEnv):
                 e = self._socket_env.get(sock)
                 if e is None or self._flight[e] != "step":
                     continue  # of an env that failed or finished in this round of events
-                session = self.envs[e]._session
+                env = self.envs[e]
                 try:
-                    session.take_reply(sock)
+                    self._timed(env.take_reply, sock)
                 except Exception:
                     self._fault(e)
                     continue
-                if session.answered:
+                if env.answered:
                     self._receive(e)
+
+    def _timed(self, call, *args):
+        """call(*args), its time counted to env_seconds (the envs' share of the pool's)."""
+        started = time.perf_counter()
+        try:
+            return call(*args)
+        finally:
+            self.env_seconds += time.perf_counter() - started
 
     def _receive(self, e: int):
         env = self.envs[e]
         try:
-            observations, result = env._session.receive_step()
+            result = self._timed(env.recv)
         except Exception:
             self._fault(e)
             return
-        self._finish(e, _Result(*env._step_result(observations, result)))
+        self._finish(e, _Result(*result))
         self._ended[e] = not env.agents
 
     def _collect_resets(self):
@@ -284,30 +300,26 @@ class CraftiumVectorEnv(gymnasium.vector.VectorEnv):
     def _check_in_flight(self):
         for e, flight in enumerate(self._flight):
             if flight == "step":
-                session = self.envs[e]._session
+                env = self.envs[e]
                 try:
-                    session.check_in_flight()
+                    self._timed(env.check_in_flight)
                 except Exception:
                     self._fault(e)
                     continue
-                if session.answered:  # the check read the last reply, which the poll missed
+                if env.answered:  # the check read the last reply, which the poll missed
                     self._receive(e)
 
     def _fault(self, e: int):
         """The engine of env e failed in a step: its rows are truncated, marked
         engine_restarted, and its next send restarts it (env.reset does)."""
         env = self.envs[e]
-        if env._session is None or env._session.fault is None:
+        if env.fault is None:
             raise  # (called in an except block) not the engine's failure: raised as it is
-        warnings.warn(f"craftium-ma: env {e} of the pool failed ({env._session.fault.splitlines()[0]}); "
+        warnings.warn(f"craftium-ma: env {e} of the pool failed ({env.fault.splitlines()[0]}); "
                       "its episode is truncated and the next step restarts it", RuntimeWarning,
                       stacklevel=3)
         self._unwatch(e)
-        live = env.agents
-        self._finish(e, _Result({a: env._frames[a] for a in live}, dict.fromkeys(live, 0.0),
-                                dict.fromkeys(live, False), dict.fromkeys(live, True),
-                                {a: {"engine_restarted": True} for a in live}))
-        env.agents = []
+        self._finish(e, _Result(*env.fault_result()))
         self._ended[e] = True
 
     def _unwatch(self, e: int):
@@ -336,7 +348,8 @@ class CraftiumVectorEnv(gymnasium.vector.VectorEnv):
                 frames = result.frames
             else:  # its live agents' last frames, no flags, no infos
                 result, env = None, self.envs[e]
-                frames = {a: env._frames[a] for a in env.agents}
+                last = env.last_frames
+                frames = {a: last[a] for a in env.agents}
             for i, agent in enumerate(self.agents):
                 row = k * n + i
                 frame = frames.get(agent)
@@ -385,7 +398,7 @@ class CraftiumVectorEnv(gymnasium.vector.VectorEnv):
     def _env_ids(self, env_ids) -> list[int]:
         ids = (list(range(len(self.envs))) if env_ids is None
                else np.asarray(env_ids).reshape(-1).tolist())  # numpy ints as ints
-        bad = [e for e in ids if not _is_int(e) or not 0 <= e < len(self.envs)]
+        bad = [e for e in ids if not is_int(e) or not 0 <= e < len(self.envs)]
         if bad:
             raise ValueError(f"env_ids {bad} are not envs of the pool (0..{len(self.envs) - 1})")
         if len(set(ids)) != len(ids):
@@ -413,17 +426,6 @@ class CraftiumVectorEnv(gymnasium.vector.VectorEnv):
             mask = per_env[:, 0]
         return mask.tolist()
 
-    def _seeds_of(self, seed, what: str) -> list:
-        m = len(self.envs)
-        if seed is None:
-            return [None] * m
-        if _is_int(seed):
-            return [int(seed) + e for e in range(m)]
-        seeds = list(seed) if isinstance(seed, (list, tuple, np.ndarray)) else None
-        if seeds is None or len(seeds) != m or not all(s is None or _is_int(s) for s in seeds):
-            raise ValueError(f"{what} must be None, an int or one int per env ({m}), got {seed!r}")
-        return [None if s is None else int(s) for s in seeds]
-
     def _check_idle(self, what: str):
         if self.closed:
             raise RuntimeError(f"{what} on a closed pool")
@@ -432,30 +434,22 @@ class CraftiumVectorEnv(gymnasium.vector.VectorEnv):
             raise RuntimeError(f"{what} while envs {sorted(busy)} are in flight: recv() them first")
 
 
-def _cpus_per_env(cpu_affinity, num_envs: int) -> list:
-    """Each env's cpus= (None: not pinned) for the pool's cpu_affinity=."""
+def cpus_per_env(cpu_affinity, num_envs: int) -> list:
+    """Each env's cpus= (None: not pinned) for the pool's cpu_affinity=: True shares out
+    the CPUs this process may use, a list shares out those CPUs (craftium_ma.cpus)."""
     if cpu_affinity is False:
         return [None] * num_envs
     if cpu_affinity is True:
-        return _share_out(sorted(os.sched_getaffinity(0)), num_envs)
+        return share_out(sorted(os.sched_getaffinity(0)), num_envs)
     try:
-        cpus = _cpu_list(cpu_affinity) if cpu_affinity is not None else ()
+        cpus = cpu_list(cpu_affinity) if cpu_affinity is not None else ()
     except ValueError:
         cpus = ()
     if not cpus:
         raise ValueError(f"cpu_affinity must be True, False or a list of distinct CPUs this "
                          f"process may run on ({sorted(os.sched_getaffinity(0))}), got "
                          f"{cpu_affinity!r}")
-    return _share_out(list(cpus), num_envs)
-
-
-def _share_out(cpus: list, num_envs: int) -> list:
-    """The CPUs shared out in order: an equal number to each env, or, with more envs
-    than CPUs, one CPU to each env in turn."""
-    if num_envs >= len(cpus):
-        return [[cpus[e % len(cpus)]] for e in range(num_envs)]
-    each = len(cpus) // num_envs
-    return [cpus[e * each:(e + 1) * each] for e in range(num_envs)]
+    return share_out(cpus, num_envs)
 
 
 def _batched_infos(rows_given: list[int], infos: list[dict], every: np.ndarray) -> dict:

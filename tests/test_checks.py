@@ -8,7 +8,7 @@ import pytest
 from gymnasium import spaces
 
 import craftium_ma
-from craftium_ma.env import _why_outside
+from craftium_ma.env import why_outside
 from craftium_ma.errors import LuaErrorText
 from craftium_ma.scaffold import new_task
 from craftium_ma.tasks import MODS
@@ -72,14 +72,14 @@ def test_state_before_reset():
 
 
 def test_an_action_outside_the_space_says_what_is_wrong():
-    assert _why_outside(spaces.Discrete(4), np.array([1])) == (
+    assert why_outside(spaces.Discrete(4), np.array([1])) == (
         ": it has shape (1,), the space takes one int")
-    assert _why_outside(spaces.Discrete(4), 4) == ": it takes 0 to 3"
-    assert _why_outside(spaces.Discrete(4), "forward") == ": it is a str, the space takes an int"
+    assert why_outside(spaces.Discrete(4), 4) == ": it takes 0 to 3"
+    assert why_outside(spaces.Discrete(4), "forward") == ": it is a str, the space takes an int"
     full = craftium_ma.parallel_env("small_room", action_space="full").action_space("agent_0")
     action = {**{k: 0 for k in full.spaces if k != "mouse"}, "mouse": np.zeros(1, np.float32)}
-    assert _why_outside(full, action) == ": 'mouse' has shape (1,), the space takes (2,)"
-    assert _why_outside(full, {"forward": 1}).startswith(": keys missing ['aux1'")
+    assert why_outside(full, action) == ": 'mouse' has shape (1,), the space takes (2,)"
+    assert why_outside(full, {"forward": 1}).startswith(": keys missing ['aux1'")
 
 
 def manifest_folder(tmp_path, extra: str, name="mine") -> Path:

@@ -1,6 +1,7 @@
 """The PettingZoo API over real engine processes: PettingZoo's own conformance
 tests on every task, seeding, rendering, state, the registry and bad input."""
 
+import functools
 import importlib
 import os
 import pickle
@@ -8,14 +9,14 @@ import pickle
 import numpy as np
 import pettingzoo
 import pytest
-from pettingzoo.test import api_test, max_cycles_test, parallel_api_test, render_test
+from pettingzoo.test import max_cycles_test, render_test
 from pettingzoo.test.state_test import test_parallel_env as parallel_state_test
 from pettingzoo.test.state_test import test_state as aec_state_test
 
 import craftium_ma
-from craftium_ma.launcher import LaunchConfig
+from craftium_ma import testing
 from craftium_ma.tasks import shipped_tasks
-from conftest import assert_same, engine_thread_cpus
+from conftest import engine_thread_cpus
 
 TASKS = craftium_ma.tasks()
 
@@ -29,30 +30,21 @@ def test_tasks_are_listed():
     assert "small_room" in TASKS
 
 
+@pytest.mark.engine
 @pytest.mark.parametrize("task", TASKS)
-def test_parallel_api(task):
-    env = craftium_ma.parallel_env(task)
-    try:
-        parallel_api_test(env, num_cycles=60)
-    finally:
-        env.close()
+def test_pettingzoo_parallel_and_aec_api(task):
+    testing.api_check(functools.partial(craftium_ma.parallel_env, task, max_cycles=40),
+                      num_cycles=40)
 
 
-@pytest.mark.parametrize("task", TASKS)
-def test_aec_api(task):
-    env = craftium_ma.env(task, max_cycles=40)
-    try:
-        api_test(env, num_cycles=40)
-    finally:
-        env.close()
-
-
+@pytest.mark.engine
 @pytest.mark.parametrize("task", TASKS)
 def test_max_cycles(task):
     max_cycles_test(task_module(task))
 
 
 # render_test tries render_mode="human" too, which warns once per env on a headless machine
+@pytest.mark.engine
 @pytest.mark.filterwarnings("ignore:.*render_mode='human' needs a display")
 @pytest.mark.parametrize("task", TASKS)
 def test_render(task):
@@ -69,6 +61,7 @@ def test_render(task):
             e.close()
 
 
+@pytest.mark.engine
 @pytest.mark.parametrize("task", [t for t, spec in shipped_tasks().items() if spec.state_size(1)])
 def test_state(task):
     aec = craftium_ma.env(task, max_cycles=30)
@@ -85,39 +78,35 @@ def test_state(task):
 
 def rollout(task, seed, steps, pipelined=False):
     env = craftium_ma.parallel_env(task, max_cycles=steps, pipelined=pipelined)
-    rng = np.random.default_rng(123)
     try:
-        obs, infos = env.reset(seed=seed)
-        trace = [(obs, infos)]
-        while env.agents:
-            actions = {a: int(rng.integers(env.action_space(a).n)) for a in env.agents}
-            trace.append(env.step(actions))
-        return trace
+        return testing.play(env, seed, policy=testing.random_actions(123))
     finally:
         env.close()
 
 
+@pytest.mark.engine
 @pytest.mark.parametrize("task", TASKS)
 def test_same_seed_and_actions_give_the_same_episode(task):
     """PettingZoo's parallel_seed_test stops after one step; this runs a whole episode."""
-    first, second = rollout(task, 11, 60), rollout(task, 11, 60)
-    assert len(first) == 61
-    assert_same(first, second)
+    testing.deterministic_check(functools.partial(craftium_ma.parallel_env, task, max_cycles=60),
+                                seed=11, steps=60, policy_seed=123)
 
 
 def without_frames(trace):
     return [step[1:] for step in trace]
 
 
+@pytest.mark.engine
 @pytest.mark.parametrize("task", TASKS)
 def test_pipelined_and_strict_steps_play_the_same_episode(task):
     """Pipelining draws the server's changes a step later; everything else is the same."""
     pipelined, strict = rollout(task, 11, 60, pipelined=True), rollout(task, 11, 60)
-    assert_same(without_frames(pipelined), without_frames(strict))
+    testing.assert_same(without_frames(pipelined), without_frames(strict))
     # the first frames (after the reset) are the same too
-    assert_same(pipelined[0][0], strict[0][0])
+    testing.assert_same(pipelined[0][0], strict[0][0])
 
 
+@pytest.mark.engine
 def test_pettingzoo_registry():
     env = pettingzoo.make("parallel", "craftium/small_room-v0", max_cycles=3)
     try:
@@ -127,6 +116,7 @@ def test_pettingzoo_registry():
         env.close()
 
 
+@pytest.mark.engine
 def test_spaces_are_the_same_objects_and_full_actions_work():
     env = craftium_ma.parallel_env("small_room", action_space="full", num_agents=1)
     try:
@@ -142,27 +132,29 @@ def test_spaces_are_the_same_objects_and_full_actions_work():
         env.close()
 
 
+@pytest.mark.engine
 def test_an_unreset_env_pickles_and_copies_run_side_by_side():
     env = craftium_ma.parallel_env("small_room", num_agents=1)
     copy = pickle.loads(pickle.dumps(env))
     try:
         a, _ = env.reset(seed=5)
         b, _ = copy.reset(seed=5)
-        assert env._session.directory != copy._session.directory
+        assert env.engine_directory != copy.engine_directory
         np.testing.assert_array_equal(a["agent_0"], b["agent_0"])
     finally:
         env.close()
         copy.close()
 
 
+@pytest.mark.engine
 def test_reset_is_soft_when_processes_are_up():
     env = craftium_ma.parallel_env("small_room", num_agents=1)
     try:
         env.reset(seed=1)
-        directory = env._session.directory
+        directory = env.engine_directory
         env.step({"agent_0": 1})
         env.reset(seed=2)
-        assert env._session.directory == directory
+        assert env.engine_directory == directory
     finally:
         env.close()
 
@@ -192,6 +184,7 @@ def test_bad_arguments(kwargs, match):
         craftium_ma.parallel_env("small_room", **kwargs)
 
 
+@pytest.mark.engine
 def test_cpus_pin_every_engine_thread_and_spread_the_agents():
     cpus = sorted(os.sched_getaffinity(0))[:2]
     env = craftium_ma.parallel_env("small_room", num_agents=2, obs_size=16, cpus=cpus)
@@ -205,11 +198,6 @@ def test_cpus_pin_every_engine_thread_and_spread_the_agents():
     # the agents go round the CPUs, the server takes the next turn
     assert placed == {"agent_0": {cpus[0]}, "agent_1": {cpus[1 % len(cpus)]},
                       "server": {cpus[0]}}
-
-
-def test_with_more_cpus_than_processes_each_cpu_goes_to_one_of_them():
-    many = LaunchConfig(agents=["agent_0", "agent_1"], obs_size=(16, 16), mods=[], cpus=tuple(range(8)))
-    assert [many.cpus_of(p) for p in ("agent_0", "agent_1", "server")] == [(0, 3, 6), (1, 4, 7), (2, 5)]
 
 
 def test_step_before_reset():
@@ -226,28 +214,33 @@ def running_env():
     env.close()
 
 
+@pytest.mark.engine
 def test_missing_agent_in_actions(running_env):
     with pytest.raises(ValueError, match=r"no action for live agents \['agent_1'\]"):
         running_env.step({"agent_0": 0})
 
 
+@pytest.mark.engine
 @pytest.mark.parametrize("action", [4, -1, "forward", None])
 def test_action_outside_the_space(running_env, action):
     with pytest.raises(ValueError, match="outside its action space"):
         running_env.step({"agent_0": action, "agent_1": 0})
 
 
+@pytest.mark.engine
 def test_actions_that_are_not_a_dict(running_env):
     with pytest.raises(TypeError, match=r"^actions must be a dict \{agent: action\}, got list"):
         running_env.step([1, 0])
 
 
+@pytest.mark.engine
 def test_an_action_of_the_wrong_shape_says_so(running_env):
     with pytest.raises(ValueError, match=r"action array\(\[1\]\) for agent_0 is outside its "
                                          r"action space Discrete\(4\): it has shape \(1,\)"):
         running_env.step({"agent_0": np.array([1]), "agent_1": 0})
 
 
+@pytest.mark.engine
 def test_unknown_agent_in_actions(running_env):
     with pytest.raises(ValueError, match="unknown agents"):
         running_env.step({"agent_0": 0, "agent_1": 0, "agent_9": 0})
@@ -260,6 +253,7 @@ def test_missing_engine_build_says_how_to_build(monkeypatch, tmp_path):
         env.reset()
 
 
+@pytest.mark.engine
 def test_a_seed_also_fixes_the_later_unseeded_resets():
     """Gymnasium's convention: reset(seed=s), then reset() draws its seed from s."""
     def states():
@@ -271,7 +265,7 @@ def test_a_seed_also_fixes_the_later_unseeded_resets():
             return first, env.state()
         finally:
             env.close()
-    (a1, a2), (b1, b2) = states(), states()
+    (a1, a2), (_, b2) = states(), states()
     np.testing.assert_array_equal(a2, b2)
     assert not np.array_equal(a1, a2)  # a new episode, not a repeat of seed 5
 
@@ -279,4 +273,4 @@ def test_a_seed_also_fixes_the_later_unseeded_resets():
 def test_copies_of_an_unseeded_env_draw_different_episode_seeds():
     env = craftium_ma.parallel_env("small_room", num_agents=1)
     copies = [pickle.loads(pickle.dumps(env)) for _ in range(2)]
-    assert len({int(c._seeds.integers(2**31)) for c in copies}) == 2
+    assert len({int(c._episode_seeds.integers(2**31)) for c in copies}) == 2

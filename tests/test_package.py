@@ -95,6 +95,7 @@ def test_list_from_outside_the_checkout(installed):
     assert "2-8" in rows["capture_the_flag"] and "team vs team" in rows["capture_the_flag"]
 
 
+@pytest.mark.engine
 def test_doctor_and_engine_path_share_the_checkouts_build(installed):
     """The installed recipe hashes to the same cache key as the checkout's engine/build.sh."""
     venv, outside, _ = installed
@@ -121,7 +122,7 @@ MISSING_TORCHRL = textwrap.dedent("""
             raise metadata.PackageNotFoundError(name)
         return installed(name)
     metadata.version = version
-    print(json.dumps([doctor.missing_extras(), doctor._install_command("torchrl")]))
+    print(json.dumps([doctor.missing_extras(), doctor.install_command("torchrl")]))
 """)
 
 
@@ -171,6 +172,7 @@ PLAY = textwrap.dedent("""
 """)
 
 
+@pytest.mark.engine
 def test_two_tasks_play_ten_steps_from_the_installed_package(installed):
     venv, outside, _ = installed
     played = run(venv / "bin" / "python", "-c", PLAY, "small_room", "duel", cwd=outside)

@@ -3,31 +3,18 @@ fresh env plays with that seed (observations, rewards, terminations, truncations
 and state, bit for bit). The first episode of an env is a fresh env's episode; it is
 played again after a history of episodes that ended in every way."""
 
-import numpy as np
+import functools
+
 import pytest
-from conftest import assert_same
 
 import craftium_ma
+from craftium_ma import testing
 from craftium_ma.tasks import shipped_tasks
+
+pytestmark = pytest.mark.engine
 
 COMPARED_STEPS = 30
 HISTORY_CYCLES = 40  # max_cycles of the envs here: history episodes end by it
-
-
-def episode(env, seed, steps=None, options=None, policy=None):
-    """reset(seed) and up to `steps` steps (None: until every agent is done) of the
-    policy, by default random actions drawn from the seed; the record of each step."""
-    obs, infos = env.reset(seed=seed, options=options)
-    has_state = hasattr(env, "state_space")
-    record = [(obs, infos, env.state() if has_state else None)]
-    rng = np.random.default_rng(seed)
-    while env.agents and (steps is None or len(record) <= steps):
-        actions = policy(env) if policy else {
-            a: int(rng.integers(env.action_space(a).n)) for a in env.agents}
-        record.append((*env.step(actions), env.state() if has_state else None))
-    for info in record[0][1].values():
-        assert info.pop("engine_restarted") is False
-    return record
 
 
 def other_options(task):
@@ -36,25 +23,10 @@ def other_options(task):
     return {"layout": "test"} if "layout" in declared else {"size": 6} if "size" in declared else {}
 
 
-def history(env, task):
-    """Episodes of other seeds: one cut off by a reset after 10 steps with other task
-    options, then two that run until every agent is done (max_cycles, or the task's
-    own terminations and truncations)."""
-    episode(env, 3, 10, options=other_options(task))
-    episode(env, 4)
-    episode(env, 5)
-
-
 def assert_reset_gives_a_fresh_episode(task, seed=11, **kwargs):
-    env = craftium_ma.parallel_env(task, max_cycles=HISTORY_CYCLES, **kwargs)
-    try:
-        fresh = episode(env, seed, COMPARED_STEPS)
-        history(env, task)
-        used = episode(env, seed, COMPARED_STEPS)
-    finally:
-        env.close()
-    assert len(fresh) == COMPARED_STEPS + 1
-    assert_same(fresh, used)
+    testing.reset_after_history_check(
+        functools.partial(craftium_ma.parallel_env, task, max_cycles=HISTORY_CYCLES, **kwargs),
+        seed, COMPARED_STEPS, history_options=other_options(task))
 
 
 @pytest.mark.parametrize("task", craftium_ma.tasks())
@@ -79,11 +51,11 @@ def test_the_same_holds_after_an_episode_ended_by_a_death():
     attack = {"agent_0": 6, "agent_1": 0}
     env = craftium_ma.parallel_env("duel", max_cycles=400)
     try:
-        fresh = episode(env, 11, COMPARED_STEPS)
-        duel = episode(env, 3, options={"layout": "test"}, policy=lambda env: attack)
-        used = episode(env, 11, COMPARED_STEPS)
+        fresh = testing.play(env, 11, COMPARED_STEPS)
+        duel = testing.play(env, 3, options={"layout": "test"}, policy=lambda env: attack)
+        used = testing.play(env, 11, COMPARED_STEPS)
     finally:
         env.close()
     _, _, terminations, truncations, _, _ = duel[-1]
     assert all(terminations.values()) and not any(truncations.values()) and len(duel) < 400
-    assert_same(fresh, used)
+    testing.assert_same(fresh, used)

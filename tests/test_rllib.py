@@ -8,11 +8,14 @@ import tempfile
 import time
 from pathlib import Path
 
+import pytest
 import ray
 
 from craftium_ma.build import find_engine
 from craftium_ma.integrations.rllib import (SHARED_MODULE, CraftiumMultiAgentEnv, env_runner_info,
                                             make_env, map_to_shared, ppo_config)
+
+pytestmark = pytest.mark.engine
 
 
 def engine_processes(marker: str) -> list[int]:
@@ -51,7 +54,7 @@ def test_adapter_without_ray_workers():
                      Context(seed=5, frameskip=4))
     try:
         assert isinstance(env, CraftiumMultiAgentEnv)
-        assert env.par_env.frameskip == 4 and env.par_env._session is None
+        assert env.par_env.frameskip == 4 and env.par_env.engine_directory is None
         assert env.get_observation_space("agent_0").shape == (32, 32, 3)
         assert env.get_observation_space("agent_0").dtype.name == "float32"
         assert map_to_shared("agent_1") == SHARED_MODULE

@@ -12,8 +12,11 @@ import pytest
 from gymnasium.wrappers.vector import DictInfoToList, RecordEpisodeStatistics
 
 import craftium_ma
-from craftium_ma.vector import CraftiumVectorEnv, _cpus_per_env, _share_out
+from craftium_ma import testing
+from craftium_ma.vector import CraftiumVectorEnv
 from conftest import engine_thread_cpus, write_lua_error_task
+
+pytestmark = pytest.mark.engine
 
 # 2 agents, tiny frames, episodes of 3 steps: 8 steps see two episode ends and autoresets
 OPTIONS = {"num_agents": 2, "obs_size": 16, "max_cycles": 3, "timeout": 30}
@@ -59,45 +62,6 @@ def sync_streams(pool: CraftiumVectorEnv, steps: int = STEPS) -> list[list[dict]
     return streams
 
 
-def single_stream(env, seed: int, steps: int = STEPS) -> list[dict]:
-    """The same episode(s) from parallel_env: reset with the seed, the same actions, and a
-    reset (without a seed) wherever the pool autoresets."""
-    def record(obs, rewards, terms, truncs, infos):
-        rec = {"obs": np.zeros((2, *env.obs_size, 3), np.uint8), "rewards": np.zeros(2),
-               "terminations": np.zeros(2, bool), "truncations": np.zeros(2, bool),
-               "active": np.zeros(2, bool), "infos": [{}, {}]}
-        for i, a in enumerate(env.possible_agents):
-            if a in obs:
-                rec["obs"][i], rec["rewards"][i] = obs[a], rewards.get(a, 0.0)
-                rec["terminations"][i], rec["truncations"][i] = terms.get(a, False), truncs.get(a, False)
-                rec["active"][i], rec["infos"][i] = True, infos[a]
-        return rec
-
-    obs, infos = env.reset(seed=seed)
-    stream = [record(obs, {}, {}, {}, infos)]
-    for t in range(steps):
-        if ended(stream[-1]):
-            obs, infos = env.reset()
-            stream.append(record(obs, {}, {}, {}, infos))
-            continue
-        acts = actions_of(SEEDS.index(seed), t, env.action_space("agent_0").n)
-        stream.append(record(*env.step({a: int(acts[int(a[-1])]) for a in env.agents})))
-    return stream
-
-
-def assert_same_stream(got: list[dict], want: list[dict], where: str):
-    assert len(got) == len(want), where
-    for t, (g, w) in enumerate(zip(got, want)):
-        at = f"{where}, record {t}"
-        for key in ("obs", "rewards", "terminations", "truncations", "active"):
-            np.testing.assert_array_equal(g[key], w[key], err_msg=f"{at}: {key}")
-        for i in range(2):
-            assert g["infos"][i].keys() == w["infos"][i].keys(), f"{at}: info keys of agent {i}"
-            for key, value in w["infos"][i].items():
-                np.testing.assert_array_equal(np.asarray(g["infos"][i][key]), np.asarray(value),
-                                              err_msg=f"{at}: info {key!r} of agent {i}")
-
-
 def assert_closed(pids):
     deadline = time.monotonic() + 10
     while any(os.path.exists(f"/proc/{p}") for p in pids) and time.monotonic() < deadline:
@@ -115,49 +79,19 @@ def small_room():
 
 
 @pytest.mark.parametrize("task", sorted(craftium_ma.tasks()))
-def test_pool_rows_equal_the_single_env(task, small_room):
+def test_pool_rows_equal_the_single_env(task):
     """Every task id builds a pool, resets, steps, closes; env e's rows are parallel_env's
     episodes of seed s_e, bit for bit, across episode ends and autoresets."""
-    if task == "small_room":
-        pool, streams = small_room
-        states = pool.state()
-    else:
-        pool = craftium_ma.vector_env(task, 2, seed=list(SEEDS), **OPTIONS)
-        try:
-            streams = sync_streams(pool)
-            states = pool.state()
-            pids = [p for env in pool.envs for p in env.engine_pids().values()]
-        finally:
-            pool.close()
-        assert len(pids) == 6
-        assert_closed(pids)
-    assert states.shape == (2, pool.state_space.shape[0])
+    streams = testing.pool_check(task, seeds=SEEDS, steps=STEPS, **OPTIONS)
     assert sum(ended(r) for r in streams[0]) >= 2  # two episode ends, both followed by a reset
     if task in RANDOM_LAYOUTS:  # the two envs' seeds give different episodes
         assert any(not np.array_equal(a["obs"], b["obs"]) for a, b in zip(*streams))
-    env = craftium_ma.parallel_env(task, **OPTIONS)
-    try:
-        for e, seed in enumerate(SEEDS):
-            assert_same_stream(streams[e], single_stream(env, seed), f"{task} env {e}")
-            np.testing.assert_array_equal(states[e], env.state())
-    finally:
-        env.close()
 
 
 def test_a_pipelined_pool_equals_the_pipelined_env():
     """A pipelined pool plays the pipelined env's episodes (there the server answers
     after the frames, and the pool watches its socket too)."""
-    pool = craftium_ma.vector_env("small_room", 2, seed=list(SEEDS), pipelined=True, **OPTIONS)
-    try:
-        streams = sync_streams(pool)
-    finally:
-        pool.close()
-    env = craftium_ma.parallel_env("small_room", pipelined=True, **OPTIONS)
-    try:
-        for e, seed in enumerate(SEEDS):
-            assert_same_stream(streams[e], single_stream(env, seed), f"pipelined env {e}")
-    finally:
-        env.close()
+    testing.pool_check("small_room", seeds=SEEDS, steps=STEPS, pipelined=True, **OPTIONS)
 
 
 def test_a_server_reply_read_by_the_in_flight_check_still_ends_the_step():
@@ -219,7 +153,7 @@ def test_same_seeds_same_streams_async_and_every_env_served(small_room):
                 pool.send(actions_of(e, len(streams[e]) - 1, n_actions), [e])
         assert set(served) == {0, 1}
         for e in (0, 1):
-            assert_same_stream(streams[e], sync[e], f"async env {e}")
+            testing.assert_same(streams[e], sync[e], f"async env {e}")
         with pytest.raises(RuntimeError, match="nothing sent"):
             pool.recv()
         obs, _ = pool.reset(seed=[99, SEEDS[1]])  # small_room draws the spawn points
@@ -265,14 +199,6 @@ def test_each_env_runs_on_its_share_of_the_cpus(small_room):
         for name, pid in env.engine_pids().items():
             placed = engine_thread_cpus(pid)
             assert placed == set(config.cpus_of(name)) and placed <= set(share), (name, placed)
-    assert _share_out(list(range(16)), 8)[7] == [14, 15]  # 16 CPUs, 8 envs: two each
-    assert _share_out([0, 1], 3) == [[0], [1], [0]]  # more envs than CPUs: in turn
-    assert _cpus_per_env(False, 2) == [None, None]
-    for bad in ("all", [10**6]):
-        with pytest.raises(ValueError, match="cpu_affinity must be"):
-            CraftiumVectorEnv("small_room", 2, cpu_affinity=bad)
-    with pytest.raises(ValueError, match="cpu_affinity="):
-        CraftiumVectorEnv("small_room", 2, cpus=[0])
 
 
 def test_engine_fault_restarts_only_that_env(small_room):

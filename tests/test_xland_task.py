@@ -12,7 +12,7 @@ import craftium_ma
 from craftium_ma.envs.xland_v0 import XLandEnv
 from craftium_ma.xland import Ruleset, generate_benchmark, goal_reward
 from craftium_ma.xland.planner import GridState, Planner
-from conftest import assert_same
+from craftium_ma.testing import assert_same
 
 NOOP, FORWARD, LEFT, RIGHT, PICK, PUT, TOGGLE = range(7)
 T = 64  # max_cycles of the test envs
@@ -106,6 +106,7 @@ GOAL_CASES = {
 }
 
 
+@pytest.mark.engine
 @pytest.mark.parametrize("case", GOAL_CASES)
 def test_goal_reached_by_scripted_agent(env, case):
     g, init, script = GOAL_CASES[case]
@@ -115,11 +116,13 @@ def test_goal_reached_by_scripted_agent(env, case):
     np.testing.assert_array_equal(infos["agent_0"]["goal"], g)
 
 
+@pytest.mark.engine
 def test_empty_goal_never_ends(env):
     rewards, _, _ = play(env, ruleset(goal(0), init=[RED_BALL]), [FORWARD, PICK, NOOP])
     assert rewards == [0.0, 0.0, 0.0] and env.agents == ["agent_0", "agent_1"]
 
 
+@pytest.mark.engine
 @pytest.mark.parametrize("d", range(4))
 def test_directional_goals_need_their_direction(env, d):
     """Putting the ball with the cube in direction d reaches only that direction's goal."""
@@ -150,6 +153,7 @@ RULE_CASES = {
 }
 
 
+@pytest.mark.engine
 @pytest.mark.parametrize("case", RULE_CASES)
 def test_rule_fires_in_the_step_of_its_event(env, case):
     g, rules, init, script = RULE_CASES[case]
@@ -161,6 +165,7 @@ def test_rule_fires_in_the_step_of_its_event(env, case):
         assert not world.find(RED_BALL)
 
 
+@pytest.mark.engine
 @pytest.mark.parametrize("d", range(4))
 def test_directional_rules_need_their_direction(env, d):
     """Each directional rule fires only for its own direction, tile-near and agent-near."""
@@ -175,6 +180,7 @@ def test_directional_rules_need_their_direction(env, d):
         assert not world.find(GREEN_STAR) and world.find(RED_BALL), ("agent", d, other)
 
 
+@pytest.mark.engine
 def test_vanish_and_a_chain_of_two_rules_and_any_agent_fires(env):
     """(floor, none) removes the inputs; a product feeds the next rule in the same step; the
     other agent's move fires a rule too."""
@@ -192,6 +198,7 @@ def test_vanish_and_a_chain_of_two_rules_and_any_agent_fires(env):
     assert GridState(env.state(), 2).held[0] == WHITE_HEX
 
 
+@pytest.mark.engine
 def test_pick_up_and_doors(env):
     """A picked-up key leaves the floor; a locked door opens only with a key of its colour,
     and an open door lets agents through."""
@@ -232,6 +239,7 @@ def plan_until_reward(env, actor, infos, limit=40):
     raise AssertionError(f"{actor} did not reach its goal {infos[actor]['mission']!r}")
 
 
+@pytest.mark.engine
 @pytest.mark.parametrize("fixture", ["env", "env4"])
 def test_cooperative_rewards_everyone_and_ends(fixture, request):
     env = request.getfixturevalue(fixture)
@@ -242,6 +250,7 @@ def test_cooperative_rewards_everyone_and_ends(fixture, request):
     assert all(terminations.values()) and env.agents == []
 
 
+@pytest.mark.engine
 @pytest.mark.parametrize("fixture", ["env", "env4"])
 def test_competitive_winner_team_gets_the_reward_the_other_its_negative(fixture, request):
     env = request.getfixturevalue(fixture)
@@ -261,6 +270,7 @@ def test_competitive_winner_team_gets_the_reward_the_other_its_negative(fixture,
         assert all(terminations.values()) and env.agents == []
 
 
+@pytest.mark.engine
 @pytest.mark.parametrize("fixture", ["env", "env4"])
 def test_independent_agents_end_alone(fixture, request):
     env = request.getfixturevalue(fixture)
@@ -293,6 +303,7 @@ def record(env, seed, options, steps=12):
     return out
 
 
+@pytest.mark.engine
 def test_same_seed_and_ruleset_same_episode(env, small):
     options = {"ruleset": small.get_ruleset(5), "layout": "random"}
     first = record(env, 11, options)
@@ -307,6 +318,7 @@ def test_same_seed_and_ruleset_same_episode(env, small):
     assert env.ruleset.key() == goal_21 and env.world.lua() == world_21
 
 
+@pytest.mark.engine
 def test_trial_episodes_keep_ruleset_and_layout(env, small):
     options = {"benchmark": small, "layout": "random", "trial_episodes": 3}
     worlds = []
@@ -316,6 +328,7 @@ def test_trial_episodes_keep_ruleset_and_layout(env, small):
     assert worlds[0] == worlds[1] == worlds[2] != worlds[3]
 
 
+@pytest.mark.engine
 @pytest.mark.parametrize("rooms", [1, 2, 4, 6, 9])
 def test_layouts_have_their_rooms_and_place_on_free_cells(env, small, rooms):
     env.reset(seed=rooms, options={"ruleset": small.get_ruleset(rooms), "layout": "random",
@@ -347,6 +360,7 @@ def solved(env, rs, seed) -> bool:
     return False
 
 
+@pytest.mark.engine
 def test_planner_solves_trivial_and_small_rulesets(env, small):
     """A sample of 30 rulesets of each level, at least 95 % and 80 % solved
     (benchmarks/xland_task.py runs 100 of each and reports the figures)."""

@@ -1,5 +1,5 @@
 """open_world: +1 for each wood or stone node an agent digs in generated terrain (mods/open_world/task.toml)."""
 
-from craftium_ma.env import task_module
+from craftium_ma.make import task_module
 
 env, parallel_env, raw_env = task_module("open_world")

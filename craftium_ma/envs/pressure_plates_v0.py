@@ -1,5 +1,5 @@
 """pressure_plates: hold both plates at once to open the door to the goal room (mods/pressure_plates/task.toml)."""
 
-from craftium_ma.env import task_module
+from craftium_ma.make import task_module
 
 env, parallel_env, raw_env = task_module("pressure_plates")

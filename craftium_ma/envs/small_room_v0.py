@@ -1,5 +1,5 @@
 """small_room: find the red block in a closed room (mods/small_room/task.toml)."""
 
-from craftium_ma.env import task_module
+from craftium_ma.make import task_module
 
 env, parallel_env, raw_env = task_module("small_room")

@@ -11,7 +11,9 @@ import functools
 
 import numpy as np
 
-from craftium_ma.env import CraftiumParallelEnv, task_module
+from craftium_ma.env import CraftiumParallelEnv
+from craftium_ma.make import task_module
+from craftium_ma.validate import positive_int
 from craftium_ma.xland.benchmark import Benchmark, load_benchmark
 from craftium_ma.xland.encoding import Ruleset, mission
 from craftium_ma.xland.world import ROOM_COUNTS, STATE_PER_AGENT, STATE_SHARED, make_world
@@ -52,9 +54,7 @@ def _check_options(options: dict, num_agents: int) -> None:
     if options["rooms"] not in (0, *ROOM_COUNTS):
         raise ValueError(f"task option rooms must be 0 (drawn) or one of {ROOM_COUNTS}, "
                          f"got {options['rooms']!r}")
-    trials = options["trial_episodes"]
-    if not isinstance(trials, int) or isinstance(trials, bool) or trials < 1:
-        raise ValueError(f"task option trial_episodes must be a positive int, got {trials!r}")
+    positive_int("task option trial_episodes", options["trial_episodes"])
     benchmark = options["benchmark"]
     if not isinstance(benchmark, (str, Benchmark)):
         raise ValueError(f"task option benchmark must be a benchmark name or a Benchmark, "
@@ -79,19 +79,12 @@ class XLandEnv(CraftiumParallelEnv):
         options = dict(options or {})
         ruleset = options.pop("ruleset", None)
         self._next_ruleset = None if ruleset is None else as_ruleset(ruleset)
-        observations, infos = super().reset(seed=seed, options=options)
-        return observations, self._with_ruleset(infos)
+        return super().reset(seed=seed, options=options)
 
-    def _step_result(self, observations: dict, result: dict):
-        """(step()'s and the vector pool's)"""
-        observations, rewards, terminations, truncations, infos = super()._step_result(
-            observations, result)
-        return observations, rewards, terminations, truncations, self._with_ruleset(infos)
-
-    def _with_ruleset(self, infos: dict) -> dict:
+    def shape_infos(self, infos: dict) -> dict:
         """Each agent's goal, rules and mission; its position and yaw are its cell and
         direction in the task (a pipelined client reports the task's moves a step later)."""
-        cells = self._state[STATE_SHARED:].reshape(-1, STATE_PER_AGENT)
+        cells = self.state()[STATE_SHARED:].reshape(-1, STATE_PER_AGENT)
         out = {}
         for i, agent in enumerate(self.possible_agents):
             if agent in infos:
@@ -103,7 +96,7 @@ class XLandEnv(CraftiumParallelEnv):
     def _benchmark(self, benchmark) -> Benchmark:
         return benchmark if isinstance(benchmark, Benchmark) else _load_benchmark(benchmark)
 
-    def _episode_options(self, task_options: dict, seed: int) -> dict:
+    def episode_options(self, task_options: dict, seed: int) -> dict:
         _check_options(task_options, len(self.possible_agents))  # reset(options=...) may set them
         if self._next_ruleset is not None:
             ruleset, layout_seed = self._next_ruleset, seed

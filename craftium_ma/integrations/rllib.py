@@ -54,6 +54,7 @@ except ImportError as e:  # pragma: no cover - depends on the installed extras
         f"(ray[rllib] and torch); importing it failed with: {e}") from e
 
 from ..env import CraftiumParallelEnv
+from ..make import parallel_env
 
 #: RLlib's built-in conv filter stacks (ray.rllib.models.utils.get_filter_config) cover these.
 DEFAULT_CONV_SIZES = ((42, 42), (64, 64), (84, 84), (96, 96))
@@ -93,7 +94,7 @@ class CraftiumMultiAgentEnv(MultiAgentEnv):
         self.vector_index = int(vector_index or 0)
         self.instance = int(instance)
         self.base_seed = secrets.randbits(63) if seed is None else int(seed)
-        self._seeds = self._seed_stream(None)
+        self._episode_seeds = self._seed_stream(None)
         self.episode_seed: int | None = None
         self.env_steps = 0  # steps taken over this env's lifetime
         self.episodes = 0
@@ -131,8 +132,8 @@ class CraftiumMultiAgentEnv(MultiAgentEnv):
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         started = time.monotonic()
         if seed is not None:
-            self._seeds = self._seed_stream(seed)
-        self.episode_seed = int(self._seeds.integers(2**31))
+            self._episode_seeds = self._seed_stream(seed)
+        self.episode_seed = int(self._episode_seeds.integers(2**31))
         frames, infos = self.par_env.reset(seed=self.episode_seed, options=options)
         self.agents = list(self.par_env.agents)
         self.episodes += 1
@@ -163,8 +164,8 @@ class CraftiumMultiAgentEnv(MultiAgentEnv):
         reset or step to the end of the last one (the RLModule's inference in between
         included), which over one sampling phase measure the sampling throughput."""
         pids = list(self.par_env.engine_pids().values())  # server, then the clients
-        session = self.par_env._session
-        directory = str(session.directory) if session is not None else None
+        directory = self.par_env.engine_directory
+        directory = str(directory) if directory is not None else None
         return {"host": socket.gethostname(), "pid": os.getpid(),
                 "worker_index": self.worker_index, "vector_index": self.vector_index,
                 "instance": self.instance, "engine_pids": pids, "engine_dir": directory,
@@ -183,7 +184,7 @@ def make_env(task: str | None, bound: dict, env_context=None) -> CraftiumMultiAg
     vector_index = getattr(env_context, "vector_index", 0) or 0
     instance = _instances[worker_index]
     _instances[worker_index] += 1
-    return CraftiumMultiAgentEnv(CraftiumParallelEnv(task, **config),
+    return CraftiumMultiAgentEnv(parallel_env(task, **config),
                                  worker_index=worker_index, vector_index=vector_index,
                                  instance=instance, **adapter)
 
@@ -198,7 +199,7 @@ def register_task(task: str | None = None, name: str | None = None, **env_kwargs
     which starts no process. Name: `name`, else "craftium_ma/<task id>".
     """
     config = {k: v for k, v in env_kwargs.items() if k not in ADAPTER_KEYS}
-    probe = CraftiumParallelEnv(task, **config)  # raises TaskError / ValueError early
+    probe = parallel_env(task, **config)  # raises TaskError / ValueError early
     name = name or f"craftium_ma/{probe.task.id}"
     register_env(name, functools.partial(make_env, task, dict(env_kwargs)))
     return name
@@ -234,8 +235,7 @@ def ppo_config(task: str | None = None, *, num_env_runners: int = 2,
     if seed is not None:
         env_kwargs["seed"] = seed
     name = register_task(task, env_name, **env_kwargs)
-    probe = CraftiumParallelEnv(task, **{k: v for k, v in env_kwargs.items()
-                                         if k not in ADAPTER_KEYS})
+    probe = parallel_env(task, **{k: v for k, v in env_kwargs.items() if k not in ADAPTER_KEYS})
     if conv_filters is None and tuple(probe.obs_size) not in DEFAULT_CONV_SIZES:
         raise ValueError(f"RLlib has no default conv filters for {probe.obs_size} frames: use "
                          f"obs_size in {[s[0] for s in DEFAULT_CONV_SIZES]} or give conv_filters")

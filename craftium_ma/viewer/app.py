@@ -29,7 +29,7 @@ from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketClose, WebSocketDisconnect
 
-from ..env import mosaic, mosaic_columns
+from ..render import mosaic, tile_boxes
 from ..runner import Runner
 
 FRAME_INTERVAL_S = 1 / 30  # the most mosaics a page gets per second
@@ -105,7 +105,7 @@ def state(runner: Runner) -> dict:
     env = runner.env
     return {**runner.snapshot().to_dict(), "task": env.task.id,
             "agent_order": list(env.possible_agents),
-            "mosaic_columns": mosaic_columns(len(env.possible_agents)),
+            "mosaic_tiles": tile_boxes(len(env.possible_agents)),
             "join": {name: " ".join(login.join_command())
                      for name, login in runner.human_logins.items()}}
 

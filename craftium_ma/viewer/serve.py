@@ -9,8 +9,8 @@ import threading
 import numpy as np
 import uvicorn
 
-from ..env import parallel_env
 from ..events import EventLog
+from ..make import parallel_env
 from ..runner import Runner
 from .app import create_app
 
@@ -23,12 +23,10 @@ def random_policy(env, seed: int | None):
     return lambda agent, observation, info: int(rng.integers(env.action_space(agent).n))
 
 
-def serve(task: str, policy: str = "random", tick_rate: float | None = 20.0, humans: int = 0,
-          port: int = 8000, log: str | None = None, num_agents: int | None = None,
-          obs_size: int | None = None, seed: int | None = None, max_steps: int | None = None,
-          episodes: int | None = None, out=print) -> str:
-    """Run `task` with `policy` ("random" or a train_ppo.py checkpoint) and serve the viewer
-    on 127.0.0.1:port until the run ends or Ctrl-C; returns the run's end reason."""
+def env_and_policy(task: str, policy: str = "random", humans: int = 0,
+                   num_agents: int | None = None, obs_size: int | None = None,
+                   seed: int | None = None):
+    """(the env, the policy) that serve() runs; the env starts nothing yet."""
     env_kwargs = {"num_agents": num_agents, "obs_size": obs_size}
     if policy != "random":
         from .policies import checkpoint_policy
@@ -36,8 +34,16 @@ def serve(task: str, policy: str = "random", tick_rate: float | None = 20.0, hum
     if humans:
         env_kwargs["humans"] = humans
     env = parallel_env(task, **{k: v for k, v in env_kwargs.items() if v is not None})
-    if policy == "random":
-        act = random_policy(env, seed)
+    return env, (random_policy(env, seed) if policy == "random" else act)
+
+
+def serve(task: str, policy: str = "random", tick_rate: float | None = 20.0, humans: int = 0,
+          port: int = 8000, log: str | None = None, num_agents: int | None = None,
+          obs_size: int | None = None, seed: int | None = None, max_steps: int | None = None,
+          episodes: int | None = None, out=print) -> str:
+    """Run `task` with `policy` ("random" or a train_ppo.py checkpoint) and serve the viewer
+    on 127.0.0.1:port until the run ends or Ctrl-C; returns the run's end reason."""
+    env, act = env_and_policy(task, policy, humans, num_agents, obs_size, seed)
     runner = Runner(env, act, tick_rate=tick_rate, seed=seed)
     if hasattr(act, "on_event"):
         runner.subscribe(act.on_event)
