@@ -1,6 +1,9 @@
 """PPO (examples/train_ppo.py) on the trivial xland benchmark with an 80/20 split: mean return on
 training and on held-out rulesets against a uniform random policy.
 
+examples/train_ppo.py trains craftium_ma.models.ActorCritic; examples/evaluate.py runs the
+checkpoint on each split.
+
 The policy sees its frames only; the goal is painted into the top-left corner of every frame
 (five 8 x 8 grey patches: goal id, a's tile and colour, b's tile and colour, grey level 23 x
 value), as XLand-MiniGrid's agents get the goal as input. One agent, one room (`rooms = 1`),
@@ -14,7 +17,6 @@ Writes out/ppo/xland_trivial/ (train_ppo's outputs) and docs/img/xland_ppo.png.
 from __future__ import annotations
 
 import argparse
-import functools
 import json
 import sys
 from pathlib import Path
@@ -47,7 +49,7 @@ def paint(frame: np.ndarray, goal) -> np.ndarray:
 
 
 class GoalInFrame(BaseParallelWrapper):
-    """Each agent's goal vector painted into its frames (evaluation's env)."""
+    """Each agent's goal vector painted into its frames (the evaluation's env)."""
 
     def reset(self, seed=None, options=None):
         obs, infos = self.env.reset(seed=seed, options=options)
@@ -74,16 +76,6 @@ class TrainingPool(train_ppo.TrainingVecEnv):
         return np.stack([paint(frame, goal) for frame, goal in zip(obs, goals)])
 
 
-MAKE_PARALLEL_ENV = train_ppo.make_parallel_env
-
-
-def xland_env(split: str):
-    """train_ppo.make_parallel_env (evaluation's env) for xland on one split of the benchmark,
-    each frame with its goal painted."""
-    return functools.partial(MAKE_PARALLEL_ENV, wrap=GoalInFrame,
-                             task_options={"benchmark": SPLITS[split], "rooms": 1})
-
-
 def run(minutes: float, episodes: int) -> dict:
     out_dir = ROOT / "out" / "ppo" / "xland_trivial"
     train_ppo.make_vec_env = TrainingPool
@@ -97,12 +89,13 @@ def run(minutes: float, episodes: int) -> dict:
     results = {"train": {k: v for k, v in trained.items() if isinstance(v, (int, float, str))}}
     checkpoint = str(out_dir / "checkpoint.pt")
     for split in SPLITS:
-        train_ppo.make_parallel_env = xland_env(split)
         for policy in ("ppo", "random"):
             eval_args = evaluate.parse_args([checkpoint, "--episodes", str(episodes),
                                              "--seed", "50000", "--gif-episodes", "0", "--quiet",
                                              *(["--random"] if policy == "random" else [])])
-            r = evaluate.evaluate(eval_args)
+            # one room of the split's rulesets, each frame with its goal painted
+            r = evaluate.evaluate(eval_args, wrap=GoalInFrame,
+                                  task_options={"benchmark": SPLITS[split], "rooms": 1})
             results[f"{split}/{policy}"] = {"mean": r["team"]["mean"], "std": r["team"]["std"],
                                             "mean_length": r["mean_length"]}
     return results
@@ -117,9 +110,10 @@ def plot(results: dict, path: Path) -> None:
     left.set_xlabel("agent steps")
     left.set_ylabel("return (training rulesets)")
     left.legend()
-    names = [f"{split}\n{policy}" for split in SPLITS for policy in ("ppo", "random")]
-    means = [results[f"{split}/{policy}"]["mean"] for split in SPLITS for policy in ("ppo", "random")]
-    stds = [results[f"{split}/{policy}"]["std"] for split in SPLITS for policy in ("ppo", "random")]
+    keys = [(split, policy) for split in SPLITS for policy in ("ppo", "random")]
+    names = [f"{split}\n{policy}" for split, policy in keys]
+    means = [results[f"{split}/{policy}"]["mean"] for split, policy in keys]
+    stds = [results[f"{split}/{policy}"]["std"] for split, policy in keys]
     right.bar(names, means, yerr=stds, color=["C0", "C7", "C1", "C7"])
     right.set_ylabel("mean return")
     fig.suptitle("PPO on trivial-2008 (80/20 split), goal painted into the frame")

@@ -4,65 +4,61 @@ parallel env directly, and save a GIF of the agents' views.
     python examples/evaluate.py out/ppo/<run>/checkpoint.pt --episodes 20
     python examples/evaluate.py out/ppo/<run>/checkpoint.pt --episodes 20 --random
 
-The env is built from the checkpoint's settings with the same preprocessing as in
-training (train_ppo.make_parallel_env: engine-side size, optional grey, SuperSuit's
-frame_stack_v1). Episodes use seeds seed, seed+1, ..., so a trained and a random run
-with the same --seed see the same rooms. Prints the mean +- std of the episodic return
-of each agent and of the team (the sum over agents).
+The env is built from the checkpoint's settings (craftium_ma.models.env_options: agents,
+engine-side frame size, frameskip, max cycles) and the policy sees each agent's frames as
+in training (craftium_ma.models.FrameStack: optional grey, the last frames stacked).
+Episodes use seeds seed, seed+1, ..., so a trained and a random run with the same --seed
+see the same rooms. Prints the mean +- std of the episodic return of each agent and of
+the team (the sum over agents).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import torch
 from PIL import Image
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import train_ppo  # the sibling example: env construction and the model
+import craftium_ma
+from craftium_ma.models import FrameStack, env_options, load_checkpoint
 
 
-@dataclass
-class EvalArgs:
-    checkpoint: str
-    episodes: int = 10
-    seed: int = 10_000
-    """first episode seed (training draws its own; pick one it is unlikely to have seen)"""
-    random: bool = False
-    """act uniformly at random instead of with the checkpoint's policy"""
-    deterministic: bool = False
-    """take the most likely action instead of sampling from the policy"""
-    max_cycles: int = 0
-    """0: the checkpoint's"""
-    gif: str = ""
-    """where to write the GIF ('': eval.gif, or eval_random.gif, next to the checkpoint)"""
-    gif_episodes: int = 1
-    """episodes recorded into the GIF, the first ones (0: no GIF, no rendering)"""
-    gif_scale: int = 3
-    json_out: str = ""
-    """also write the results as JSON here"""
-    quiet: bool = False
-
-
-def parse_args(argv=None) -> EvalArgs:
+def parse_args(argv=None) -> argparse.Namespace:
+    flag = argparse.BooleanOptionalAction
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("checkpoint", help="checkpoint.pt written by train_ppo.py")
-    train_ppo.add_dataclass_args(parser, EvalArgs, skip={"checkpoint"})
-    return EvalArgs(**vars(parser.parse_args(argv)))
+    parser.add_argument("--episodes", type=int, default=10)
+    parser.add_argument("--seed", type=int, default=10_000,
+                        help="first episode seed (training draws its own; pick one it is "
+                             "unlikely to have seen)")
+    parser.add_argument("--random", action=flag, default=False,
+                        help="act uniformly at random instead of with the checkpoint's policy")
+    parser.add_argument("--deterministic", action=flag, default=False,
+                        help="take the most likely action instead of sampling from the policy")
+    parser.add_argument("--max-cycles", type=int, default=0, help="0: the checkpoint's")
+    parser.add_argument("--gif", default="", help="where to write the GIF (default: eval.gif, "
+                        "or eval_random.gif, next to the checkpoint)")
+    parser.add_argument("--gif-episodes", type=int, default=1,
+                        help="episodes recorded into the GIF, the first ones (0: no GIF, "
+                             "no rendering)")
+    parser.add_argument("--gif-scale", type=int, default=3)
+    parser.add_argument("--json-out", default="", help="also write the results as JSON here")
+    parser.add_argument("--quiet", action=flag, default=False)
+    return parser.parse_args(argv)
 
 
-def evaluate(args: EvalArgs) -> dict:
-    """Run the episodes; returns {"team": {mean, std, ...}, "agent_0": {...}, ...}."""
+def evaluate(args: argparse.Namespace, wrap=None, **env_kwargs) -> dict:
+    """Run the episodes; returns {"team": {mean, std, ...}, "agent_0": {...}, ...}.
+    `wrap` (a PettingZoo wrapper) goes on the env; `env_kwargs` are parallel_env's."""
     torch.set_num_threads(1)
-    model, ckpt = train_ppo.load_checkpoint(args.checkpoint)
-    targs = train_ppo.Args(**ckpt["args"])
+    model, ckpt = load_checkpoint(args.checkpoint)
+    task = ckpt["args"]["task"]
+    options = env_options(ckpt)
     if args.max_cycles:
-        targs.max_cycles = args.max_cycles
+        options["max_cycles"] = args.max_cycles
     record = args.gif_episodes > 0
     gif_path = Path(args.gif or Path(args.checkpoint).resolve().parent
                     / ("eval_random.gif" if args.random else "eval.gif"))
@@ -70,12 +66,24 @@ def evaluate(args: EvalArgs) -> dict:
     rng = np.random.default_rng(args.seed)
     torch.manual_seed(args.seed)  # the policy's sampled actions, reproducibly
 
-    env = train_ppo.make_parallel_env(targs, render_mode="rgb_array" if record else None)
+    env = craftium_ma.parallel_env(task, render_mode="rgb_array" if record else None,
+                                   **options, **env_kwargs)
+    if wrap is not None:
+        env = wrap(env)
     returns, lengths, frames = [], [], []
     try:
         agents = list(env.possible_agents)
+        stack = FrameStack.for_checkpoint(ckpt, rows=len(agents))
+        blank = np.zeros(stack.frame_shape, np.uint8)  # the frame of an agent that is done
+
+        def observe(obs, fresh=None):
+            """Each agent's stacked frames, as the model saw them in training."""
+            stacked = stack.push(np.stack([obs.get(a, blank) for a in agents]), fresh)
+            return dict(zip(agents, stacked))
+
         for ep in range(args.episodes):
             obs, _ = env.reset(seed=args.seed + ep)
+            obs = observe(obs, fresh=np.ones(len(agents), bool))
             ep_return = dict.fromkeys(agents, 0.0)
             length = 0
             if record and ep < args.gif_episodes:
@@ -92,6 +100,7 @@ def evaluate(args: EvalArgs) -> dict:
                               else torch.distributions.Categorical(logits=logits).sample())
                     actions = dict(zip(live, chosen.tolist()))
                 obs, rewards, _, _, _ = env.step(actions)
+                obs = observe(obs)
                 for a, r in rewards.items():
                     ep_return[a] += r
                 length += 1
@@ -115,8 +124,8 @@ def evaluate(args: EvalArgs) -> dict:
     result["team"] = stats(r.sum(axis=1))
     result.update(policy="random" if args.random else
                   ("greedy" if args.deterministic else "sampled") + f" {args.checkpoint}",
-                  episodes=args.episodes, first_seed=args.seed, task=targs.task,
-                  max_cycles=targs.max_cycles, frameskip=targs.frameskip,
+                  episodes=args.episodes, first_seed=args.seed, task=task,
+                  max_cycles=options["max_cycles"], frameskip=options["frameskip"],
                   mean_length=float(np.mean(lengths)))
     if record and frames:
         s = args.gif_scale
@@ -128,9 +137,9 @@ def evaluate(args: EvalArgs) -> dict:
     if args.json_out:
         Path(args.json_out).write_text(json.dumps(result, indent=2))
 
-    print(f"\n{result['policy']}: {args.episodes} episodes of {targs.task} "
-          f"(seeds {args.seed}..{args.seed + args.episodes - 1}, max_cycles {targs.max_cycles}, "
-          f"frameskip {targs.frameskip})")
+    print(f"\n{result['policy']}: {args.episodes} episodes of {task} "
+          f"(seeds {args.seed}..{args.seed + args.episodes - 1}, "
+          f"max_cycles {options['max_cycles']}, frameskip {options['frameskip']})")
     for a in agents + ["team"]:
         print(f"  {a:8s} return {result[a]['mean']:7.1f} +- {result[a]['std']:.1f}")
     print(f"  mean episode length {result['mean_length']:.1f} steps")

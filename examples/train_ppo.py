@@ -1,7 +1,8 @@
 """PPO with parameter sharing on a craftium-ma task, in one file.
 
 Every agent of every env copy is one slot (row) of a craftium_ma.vector_env pool; one
-actor-critic (a small CNN) acts for all of them and learns from all of their experience.
+actor-critic (a small CNN, craftium_ma.models.ActorCritic) acts for all of them and learns
+from all of their experience.
 
     craftium_ma.vector_env(task, num_envs) -> [grey] -> the last frame_stack frames
       -> an env whose episode ended is reset in the same step (reset_mask)
@@ -26,7 +27,6 @@ import csv
 import dataclasses
 import inspect
 import itertools
-import math
 import os
 import sys
 import textwrap
@@ -36,14 +36,12 @@ from pathlib import Path
 
 import gymnasium
 import numpy as np
-import supersuit as ss
 import torch
 from torch import nn
-from torch.distributions import Categorical
-from supersuit.utils.basic_transforms.color_reduction import GRAYSCALE_WEIGHTS
 from tqdm import tqdm
 
 import craftium_ma
+from craftium_ma.models import ActorCritic, FrameStack, save_checkpoint
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -120,7 +118,8 @@ def add_dataclass_args(parser, cls, skip=()):
             continue
         flag = "--" + f.name.replace("_", "-")
         doc = docs.get(f.name, "").replace("%", "%%")
-        kwargs = {"default": f.default, "help": (doc + " " if doc else "") + "(default: %(default)s)"}
+        help_text = (doc + " " if doc else "") + "(default: %(default)s)"
+        kwargs = {"default": f.default, "help": help_text}
         if f.type == "bool":
             kwargs["action"] = argparse.BooleanOptionalAction
         elif f.type == "float | None":
@@ -138,25 +137,9 @@ def parse_args(argv=None) -> Args:
 
 # --------------------------------------------------------------------------- environment
 
-def make_parallel_env(args: Args, render_mode=None, wrap=None, **env_kwargs):
-    """The task as a PettingZoo ParallelEnv with the observation preprocessing of training:
-    engine-side resize (obs_size), optional grey, the last frame_stack frames on the channel
-    axis. `wrap` (a PettingZoo wrapper) goes on before the grey; `env_kwargs` are parallel_env's."""
-    env = craftium_ma.parallel_env(args.task, num_agents=args.num_agents,
-                                   max_cycles=args.max_cycles, obs_size=args.obs_size,
-                                   frameskip=args.frameskip, render_mode=render_mode, **env_kwargs)
-    if wrap is not None:
-        env = wrap(env)
-    if args.grayscale:
-        env = ss.color_reduction_v0(env, mode="full")
-    if args.frame_stack > 1:
-        env = ss.frame_stack_v1(env, args.frame_stack)
-    return env
-
-
 class TrainingVecEnv:
     """The pool as the rollout takes it: slot k is agent k % num_agents of copy
-    k // num_agents, frames preprocessed as make_parallel_env does (grey, the last
+    k // num_agents, frames preprocessed by craftium_ma.models.FrameStack (grey, the last
     frame_stack frames, zeros before the first), and a copy whose episode ended is reset
     in the same step, so its slots' next frames are the next episode's. A slot whose agent
     is done before its copy sees zero frames and reward 0 until the copy's episode ends."""
@@ -166,22 +149,10 @@ class TrainingVecEnv:
                                            max_cycles=args.max_cycles, obs_size=args.obs_size,
                                            frameskip=args.frameskip, **env_kwargs)
         self.num_agents, self.num_envs = args.num_agents, self.pool.num_envs
-        self.grayscale = args.grayscale
-        h, w, c = self.pool.single_observation_space.shape
-        self.channels = 1 if args.grayscale else c
-        self.observation_space = gymnasium.spaces.Box(
-            0, 255, (h, w, self.channels * args.frame_stack), np.uint8)
+        self.frames = FrameStack(self.pool.single_observation_space.shape, args.grayscale,
+                                 args.frame_stack, rows=self.num_envs)
+        self.observation_space = gymnasium.spaces.Box(0, 255, self.frames.shape, np.uint8)
         self.action_space = self.pool.single_action_space
-        self.stack = np.zeros((self.num_envs, *self.observation_space.shape), np.uint8)
-
-    def _push(self, obs, fresh):
-        """Adds the frames to the stacks; `fresh` slots start an episode: no history."""
-        if self.grayscale:
-            obs = (obs.astype(np.float32) @ GRAYSCALE_WEIGHTS).astype(np.uint8)[..., None]
-        self.stack[fresh] = 0
-        self.stack[..., :-self.channels] = self.stack[..., self.channels:].copy()
-        self.stack[..., -self.channels:] = obs
-        return self.stack.copy()
 
     def observe(self, obs):
         """The pool's frames as the policy sees them, before grey and stacking (a
@@ -190,7 +161,7 @@ class TrainingVecEnv:
 
     def reset(self, seed=None):
         obs, infos = self.pool.reset(seed=seed)
-        return self._push(self.observe(obs), np.ones(self.num_envs, bool)), infos
+        return self.frames.push(self.observe(obs), np.ones(self.num_envs, bool)), infos
 
     def step(self, actions):
         obs, rewards, terms, truncs, infos = self.pool.step(actions)
@@ -199,7 +170,7 @@ class TrainingVecEnv:
         if ended.any():
             reset_obs, _ = self.pool.reset(options={"reset_mask": ended})
             obs[fresh] = reset_obs[fresh]
-        return self._push(self.observe(obs), fresh), rewards, terms, truncs, infos
+        return self.frames.push(self.observe(obs), fresh), rewards, terms, truncs, infos
 
     def close(self):
         self.pool.close()
@@ -212,71 +183,6 @@ def episode_over(dones, active, num_agents):
 
 def make_vec_env(args: Args) -> TrainingVecEnv:
     return TrainingVecEnv(args)
-
-
-# --------------------------------------------------------------------------- model
-
-SQRT2 = math.sqrt(2)
-
-
-def layer_init(layer, std=SQRT2, bias=0.0):
-    nn.init.orthogonal_(layer.weight, std)
-    nn.init.constant_(layer.bias, bias)
-    return layer
-
-
-class ActorCritic(nn.Module):
-    """A small CNN trunk shared by a policy head and a value head. Takes uint8 frames
-    (batch, H, W, C) as the vector env gives them."""
-
-    def __init__(self, obs_shape: tuple[int, int, int], n_actions: int):
-        super().__init__()
-        h, w, c = obs_shape
-        # two strided convolutions: 48x48 -> 11x11x32 -> 4x4x64; cheap enough on 2 cores
-        self.trunk = nn.Sequential(
-            layer_init(nn.Conv2d(c, 32, 8, stride=4)), nn.ReLU(),
-            layer_init(nn.Conv2d(32, 64, 4, stride=2)), nn.ReLU(),
-            nn.Flatten(),
-        )
-        with torch.no_grad():
-            n_flat = self.trunk(torch.zeros(1, c, h, w)).shape[1]
-        self.trunk.append(layer_init(nn.Linear(n_flat, 256)))
-        self.trunk.append(nn.ReLU())
-        self.policy = layer_init(nn.Linear(256, n_actions), std=0.01)
-        self.value = layer_init(nn.Linear(256, 1), std=1.0)
-
-    def features(self, obs: torch.Tensor) -> torch.Tensor:
-        return self.trunk(obs.permute(0, 3, 1, 2).float() / 255.0)
-
-    def logits(self, obs: torch.Tensor) -> torch.Tensor:
-        return self.policy(self.features(obs))
-
-    def get_value(self, obs: torch.Tensor) -> torch.Tensor:
-        return self.value(self.features(obs)).squeeze(-1)
-
-    def act(self, obs, action=None):
-        """(action, log-prob, entropy, value); samples the action when none is given."""
-        x = self.features(obs)
-        dist = Categorical(logits=self.policy(x))
-        if action is None:
-            action = dist.sample()
-        return action, dist.log_prob(action), dist.entropy(), self.value(x).squeeze(-1)
-
-
-def probe_input(obs_shape, seed: int = 0) -> torch.Tensor:
-    """A fixed batch of frames: the checkpoint stores the logits it gives, so a reload
-    can be checked against them."""
-    g = torch.Generator().manual_seed(seed)
-    return torch.randint(0, 256, (4, *obs_shape), generator=g, dtype=torch.uint8)
-
-
-def load_checkpoint(path, map_location="cpu"):
-    """(model, checkpoint dict) from a checkpoint.pt written by train()."""
-    ckpt = torch.load(path, map_location=map_location, weights_only=False)
-    model = ActorCritic(tuple(ckpt["obs_shape"]), ckpt["n_actions"])
-    model.load_state_dict(ckpt["model"])
-    model.eval()
-    return model, ckpt
 
 
 # --------------------------------------------------------------------------- logging
@@ -348,7 +254,7 @@ def plot_curve(csv_path, png_path, title="", window=50, baselines=None):
         for i, k in enumerate(agents):
             ax.plot(steps, rolling_mean(data[k], window), color=f"C{i + 1}", lw=1,
                     label=k.replace("return_", ""))
-    for i, (label, value) in enumerate((baselines or {}).items()):
+    for label, value in (baselines or {}).items():
         ax.axhline(value, color="grey", ls="--", lw=1)
         ax.annotate(label, (0.3, value), xycoords=("axes fraction", "data"),
                     xytext=(0, 3), textcoords="offset points", color="dimgrey", fontsize=8)
@@ -406,7 +312,8 @@ def train(args: Args) -> dict:
         if ckpt is not None:
             model.load_state_dict(ckpt["model"])
             optimizer.load_state_dict(ckpt["optimizer"])
-            global_step, update, wall_offset = ckpt["global_step"], ckpt["update"], ckpt["wall_time"]
+            global_step, update = ckpt["global_step"], ckpt["update"]
+            wall_offset = ckpt["wall_time"]
             log(f"resumed from {args.resume} at step {global_step}")
 
         batch_size = n_slots * args.num_steps
@@ -439,16 +346,9 @@ def train(args: Args) -> dict:
         recent_team = []
 
         def save():
-            model.eval()
-            with torch.no_grad():
-                probe = model.logits(probe_input(obs_shape)).tolist()
-            model.train()
-            torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
-                        "args": dataclasses.asdict(args), "obs_shape": list(obs_shape),
-                        "n_actions": n_actions, "global_step": global_step, "update": update,
-                        "wall_time": wall_offset + time.time() - start, "probe_logits": probe},
-                       out / "checkpoint.tmp")
-            os.replace(out / "checkpoint.tmp", out / "checkpoint.pt")  # never half-written
+            save_checkpoint(out / "checkpoint.pt", model, optimizer=optimizer.state_dict(),
+                            args=dataclasses.asdict(args), global_step=global_step,
+                            update=update, wall_time=wall_offset + time.time() - start)
             ep_file.flush(), upd_file.flush()
             plot_curve(ep_path, out / "curve.png", title=f"PPO on {args.task}, "
                        f"{args.num_agents} agents ({args.run_name})")
@@ -464,7 +364,8 @@ def train(args: Args) -> dict:
         while update < num_updates:
             update += 1
             if args.anneal_lr:
-                optimizer.param_groups[0]["lr"] = args.learning_rate * (1 - (update - 1) / num_updates)
+                frac = 1 - (update - 1) / num_updates
+                optimizer.param_groups[0]["lr"] = args.learning_rate * frac
             t_rollout = time.time()
             for t in range(args.num_steps):
                 obs_buf[t], done_buf[t] = next_obs, next_done
@@ -484,7 +385,7 @@ def train(args: Args) -> dict:
                     recent_team.append(float(rets.sum()))
             sps = n_slots * args.num_steps / (time.time() - t_rollout)
 
-            # generalized advantage estimation; done_buf[t] marks obs_buf[t] as the first of an episode
+            # generalized advantage estimation; done_buf[t] marks obs_buf[t] as an episode's first
             torch.set_num_threads(update_threads)
             with torch.no_grad():
                 next_value = model.get_value(next_obs)
@@ -513,7 +414,8 @@ def train(args: Args) -> dict:
                     ratio = log_ratio.exp()
                     with torch.no_grad():
                         approx_kl = ((ratio - 1) - log_ratio).mean()
-                        clip_fracs.append(((ratio - 1).abs() > args.clip_coef).float().mean().item())
+                        clipped = (ratio - 1).abs() > args.clip_coef
+                        clip_fracs.append(clipped.float().mean().item())
                     adv = b_adv[idx]
                     adv = (adv - adv.mean()) / (adv.std() + 1e-8)
                     policy_loss = torch.max(-adv * ratio, -adv * ratio.clamp(
@@ -536,7 +438,8 @@ def train(args: Args) -> dict:
             upd_csv.writerow([update, global_step, f"{wall:.1f}",
                               f"{optimizer.param_groups[0]['lr']:.3g}", f"{policy_loss.item():.4f}",
                               f"{value_loss.item():.4f}", f"{entropy_loss.item():.4f}",
-                              f"{approx_kl.item():.4f}", f"{np.mean(clip_fracs):.3f}", f"{sps:.0f}"])
+                              f"{approx_kl.item():.4f}", f"{np.mean(clip_fracs):.3f}",
+                              f"{sps:.0f}"])
             team = f"{np.mean(recent_team[-20:]):7.1f}" if recent_team else "    n/a"
             log(f"update {update:4d}/{num_updates}  step {global_step:8d}  {wall:6.0f}s  "
                 f"team return (last 20 ep) {team}  entropy {entropy_loss.item():.3f}  "
@@ -556,9 +459,10 @@ def train(args: Args) -> dict:
     data = read_episodes(ep_path)
     team = data.get("return_team", np.zeros(0))
     k = max(1, min(50, len(team) // 5))
+    steps_this_run = global_step - first_update * batch_size
     summary = {"run_name": args.run_name, "out_dir": str(out), "global_step": global_step,
                "updates": update, "wall_time_s": round(wall, 1),
-               "steps_per_s": round((global_step - first_update * batch_size) / max(time.time() - start, 1e-9), 1),
+               "steps_per_s": round(steps_this_run / max(time.time() - start, 1e-9), 1),
                "episodes": len(team),
                "team_return_first": float(team[:k].mean()) if len(team) else float("nan"),
                "team_return_last": float(team[-k:].mean()) if len(team) else float("nan"),

@@ -13,9 +13,11 @@ import pytest
 import torch
 from PIL import Image
 
+from craftium_ma.models import ActorCritic, load_checkpoint, probe_input
+
+pytestmark = pytest.mark.engine
+
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
-sys.path.insert(0, str(EXAMPLES))
-import train_ppo
 
 # 1 env x 2 agents in this process, tiny frames: 4 updates of 64 steps x 2 slots
 TRAIN = ["--task", "small_room", "--num-agents", "2", "--num-envs", "1",
@@ -70,17 +72,17 @@ def test_training_writes_sane_logs(trained):
 
 
 def test_checkpoint_reloads_to_the_same_policy(trained):
-    model, ckpt = train_ppo.load_checkpoint(trained / "checkpoint.pt")
+    model, ckpt = load_checkpoint(trained / "checkpoint.pt")
     assert ckpt["global_step"] == 512 and ckpt["update"] == 4
     assert ckpt["obs_shape"] == [32, 32, 6] and ckpt["n_actions"] == 4
-    assert train_ppo.Args(**ckpt["args"]).obs_size == 32
+    assert ckpt["args"]["obs_size"] == 32
     with torch.no_grad():
-        logits = model.logits(train_ppo.probe_input(ckpt["obs_shape"]))
+        logits = model.logits(probe_input(ckpt["obs_shape"]))
     # the logits the model gave when it was saved, on the same fixed frames
     np.testing.assert_allclose(logits.numpy(), np.array(ckpt["probe_logits"]), rtol=1e-5, atol=1e-6)
-    fresh = train_ppo.ActorCritic(tuple(ckpt["obs_shape"]), 4)
+    fresh = ActorCritic(tuple(ckpt["obs_shape"]), 4)
     with torch.no_grad():
-        assert not torch.allclose(fresh.logits(train_ppo.probe_input(ckpt["obs_shape"])), logits)
+        assert not torch.allclose(fresh.logits(probe_input(ckpt["obs_shape"])), logits)
 
 
 def test_resume_continues_the_run(trained, tmp_path):
@@ -93,7 +95,7 @@ def test_resume_continues_the_run(trained, tmp_path):
     stdout = run("train_ppo.py", *TRAIN, "--total-timesteps", "768",
                  "--resume", str(run_dir / "checkpoint.pt"))
     assert "resumed from" not in stdout  # --quiet
-    _, ckpt = train_ppo.load_checkpoint(run_dir / "checkpoint.pt")
+    _, ckpt = load_checkpoint(run_dir / "checkpoint.pt")
     assert ckpt["global_step"] == 768 and ckpt["update"] == 6
     assert [int(r["update"]) for r in read_rows(run_dir / "updates.csv")] == [1, 2, 3, 4, 5, 6]
     episodes = read_rows(run_dir / "episodes.csv")
