@@ -1,16 +1,60 @@
-"""Shared fixtures: sessions of real Luanti processes running tests/mods/lockstep_test."""
+"""Shared fixtures: sessions of real Luanti processes running tests/mods/lockstep_test;
+the guard that fails a test starting Luanti processes without the `engine` mark."""
 
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from craftium_ma.launcher import LaunchConfig
+from craftium_ma.launcher import EngineProcesses, LaunchConfig
 from craftium_ma.lockstep import LockstepSession
 
 TEST_MOD = Path(__file__).parent / "mods" / "lockstep_test"
 AGENTS = ["agent_0", "agent_1"]
+
+NOT_MARKED = ("this test starts Luanti processes but is not marked engine: add "
+              "@pytest.mark.engine (or pytestmark = pytest.mark.engine for its module)")
+_stand_in = pytest.StashKey[Path]()
+_guard = pytest.StashKey[pytest.MonkeyPatch]()
+
+
+def pytest_configure(config):
+    """A stand-in engine build whose luanti only prints NOT_MARKED and exits 1."""
+    root = Path(tempfile.mkdtemp(prefix="pytest-not-engine-"))
+    (root / "bin").mkdir()
+    (root / "bin" / "luanti").write_text(f"#!/bin/sh\necho '{NOT_MARKED}' >&2\nexit 1\n")
+    (root / "bin" / "luanti").chmod(0o755)
+    config.stash[_stand_in] = root
+
+
+def pytest_unconfigure(config):
+    shutil.rmtree(config.stash[_stand_in], ignore_errors=True)
+
+
+def _refuse_to_start(*args, **kwargs):
+    pytest.fail(NOT_MARKED, pytrace=False)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    """Before its fixtures: a test not marked engine fails with NOT_MARKED where it starts
+    engine processes in this process, and processes it starts (a script, the CLI) find
+    the stand-in build."""
+    if item.get_closest_marker("engine"):
+        return
+    guard = item.stash[_guard] = pytest.MonkeyPatch()
+    guard.setenv("CRAFTIUM_MA_ENGINE", str(item.config.stash[_stand_in]))
+    guard.setattr(EngineProcesses, "start_server", _refuse_to_start)
+    guard.setattr(EngineProcesses, "start_clients", _refuse_to_start)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_runtest_teardown(item):
+    if _guard in item.stash:
+        item.stash[_guard].undo()
 
 
 def make_session(agents=AGENTS, pipelined=False, obs_size=(64, 64), **kwargs) -> LockstepSession:

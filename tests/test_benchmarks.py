@@ -10,12 +10,14 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from craftium_ma.build import find_engine
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
+@pytest.mark.engine
 def test_quick_benchmark_writes_complete_results(tmp_path):
     subprocess.run([sys.executable, str(ROOT / "benchmarks" / "run.py"), "--quick",
                     "--agents", "1", "2", "--frameskips", "1", "--pipelined-frameskips", "4",
@@ -65,6 +67,7 @@ def test_same_frames_finds_the_steps_that_differ(capsys):
     assert same_frames.compare({"t": episode}, {"t": episode[:3]}) == 1
 
 
+@pytest.mark.engine
 def test_same_frames_of_one_build_against_itself():
     build, tasks = str(find_engine().root), ["commons_harvest", "speleo"]
     run = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "same_frames.py"),

@@ -5,6 +5,8 @@ import subprocess
 import time
 from pathlib import Path
 
+import pytest
+
 BUILD = Path(__file__).resolve().parent.parent / "engine" / "build.sh"
 
 
@@ -13,6 +15,7 @@ def run_build(**env):
                           capture_output=True, text=True, timeout=3600)
 
 
+@pytest.mark.engine
 def test_second_run_reuses_the_cached_build():
     first = run_build()
     assert first.returncode == 0, first.stderr

@@ -54,6 +54,7 @@ def test_chat_is_checked():
     assert env.world_events() == []
 
 
+@pytest.mark.engine
 def test_posted_chat_reaches_every_agent_once_in_the_next_step(env):
     env.post_chat("hello everyone")
     _, _, _, _, infos = env.step(noop(env))
@@ -65,6 +66,7 @@ def test_posted_chat_reaches_every_agent_once_in_the_next_step(env):
                                    "text": "hello everyone", "step": step}]
 
 
+@pytest.mark.engine
 def test_addressed_chat_reaches_that_agent_alone(env):
     env.post_chat("@agent_1 come here", sender="alice")
     env.post_chat("@bob is not an agent")
@@ -78,6 +80,7 @@ def test_addressed_chat_reaches_that_agent_alone(env):
         ("alice", "agent_1", "come here"), ("viewer", None, "@bob is not an agent")]
 
 
+@pytest.mark.engine
 def test_say_speaks_in_game_for_the_agent(env, alice):
     env.say("agent_0", "hi there")
     _, _, _, _, infos = env.step(noop(env))
@@ -90,6 +93,7 @@ def test_say_speaks_in_game_for_the_agent(env, alice):
     alice.wait_for_log("chat_echo heard: <agent_0> hi there", timeout=30)
 
 
+@pytest.mark.engine
 def test_a_human_s_in_game_chat_reaches_the_agent_it_names_once(env, alice):
     # alice's client answers agent_0's "echo TEXT" with "@agent_1 TEXT" in its chat
     env.say("agent_0", "echo ping-7")

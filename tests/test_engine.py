@@ -15,6 +15,8 @@ from craftium_ma.protocol import EngineError
 
 from conftest import AGENTS, make_session
 
+pytestmark = pytest.mark.engine
+
 DIG = AgentAction(keys=protocol.key_bits(["dig"]))
 FORWARD = AgentAction(keys=protocol.key_bits(["forward"]))
 

@@ -15,6 +15,8 @@ import craftium_ma
 from craftium_ma.lockstep import LockstepSession
 from craftium_ma.scaffold import new_task
 
+pytestmark = pytest.mark.engine
+
 PROBE = Path(__file__).parent / "mods" / "hud_probe"
 
 

@@ -70,6 +70,7 @@ def test_join_command_runs_the_join_subcommand():
         HumanLogin("127.0.0.1", 30000, "alice", "pw").join_command()
 
 
+@pytest.mark.engine
 def test_strangers_and_wrong_passwords_are_turned_away(world, tmp_path):
     env = world.env
     login = env.human_login("bob")
@@ -90,6 +91,7 @@ def test_strangers_and_wrong_passwords_are_turned_away(world, tmp_path):
     assert not [e for e in env.world_events() if e["type"] == "human_joined"]
 
 
+@pytest.mark.engine
 def test_a_human_joins_moves_and_scores_while_the_agents_step(world, alice):
     env = world.env
     assert {"type": "human_joined", "name": "alice"} in env.world_events()
@@ -110,6 +112,7 @@ def test_a_human_joins_moves_and_scores_while_the_agents_step(world, alice):
     assert name == "alice" and set(privs.split(",")) == {"interact", "shout"}
 
 
+@pytest.mark.engine
 def test_agent_0_sees_a_human_in_front_of_it(world, alice):
     env = world.env
     env.reset(seed=0, options={"pin_humans": True})
@@ -128,6 +131,7 @@ def test_agent_0_sees_a_human_in_front_of_it(world, alice):
         assert changed[:, w // 3: w - w // 3].sum() > 0.8 * changed.sum()
 
 
+@pytest.mark.engine
 def test_a_human_who_quits_leaves_the_world(world, alice):
     env = world.env
     env.world_events()

@@ -31,6 +31,7 @@ def dig(env, steps):
     return rewards, infos
 
 
+@pytest.mark.engine
 def test_the_world_template_fixes_the_terrain(env):
     assert env.task.world_template.name == "open_world"
     assert (env.task.world_template / "map_meta.txt").read_text().startswith("mg_name = v7\nseed = 31\n")
@@ -45,6 +46,7 @@ def test_a_manifest_naming_a_missing_world_template_is_refused(tmp_path):
         load_task(task)
 
 
+@pytest.mark.engine
 def test_digging_wood_and_stone_is_rewarded_and_counted(env):
     env.reset(seed=0)
     rewards, infos = dig(env, 60)
@@ -57,6 +59,7 @@ def test_digging_wood_and_stone_is_rewarded_and_counted(env):
     assert rewards["agent_1"].index(1.0) > 5
 
 
+@pytest.mark.engine
 def test_nothing_outside_the_area_can_be_dug(env):
     """agent_1 digs straight down and stops on the area's floor (y = -8), whatever it holds."""
     env.reset(seed=0)
@@ -64,10 +67,11 @@ def test_nothing_outside_the_area_can_be_dug(env):
     assert env.state()[5] == pytest.approx(-8.5, abs=0.05)  # agent_1's y: on the node at y = -9
 
 
+@pytest.mark.engine
 def test_the_invisible_wall_stops_an_agent(env):
     """agent_1 stands in the corner (-19, -19): it walks -x, then -z, into the wall."""
     env.reset(seed=0)
-    for heading in range(2):
+    for _ in range(2):
         for _ in range(6):  # 6 x 15 degrees: facing -x, then -z
             env.step({"agent_0": 0, "agent_1": 4})
         for _ in range(30):  # 30 steps forward would walk 6 nodes
@@ -77,6 +81,7 @@ def test_the_invisible_wall_stops_an_agent(env):
     assert env.state()[6] == pytest.approx(-20.2, abs=0.01)
 
 
+@pytest.mark.engine
 def test_a_soft_reset_restores_the_terrain_and_the_frames(env):
     first, _ = env.reset(seed=4)
     state = env.state()
@@ -88,6 +93,7 @@ def test_a_soft_reset_restores_the_terrain_and_the_frames(env):
     assert np.array_equal(env.state(), state)
 
 
+@pytest.mark.engine
 def test_random_spawns_stand_on_the_ground():
     e = craftium_ma.parallel_env("open_world", num_agents=4)
     try:

@@ -74,6 +74,7 @@ def running(runner, **kwargs):
         assert not thread.is_alive()
 
 
+@pytest.mark.engine
 def test_a_paced_run_keeps_its_schedule_across_episode_resets(env):
     rec = Recorder()
     runner = craftium_ma.Runner(env, rec.policy, tick_rate=20)
@@ -86,6 +87,7 @@ def test_a_paced_run_keeps_its_schedule_across_episode_resets(env):
     assert rec.types().count("episode_ended") == 61 // MAX_CYCLES
 
 
+@pytest.mark.engine
 def test_pause_stops_the_step_counter_and_game_time_and_step_runs_exactly_n(env):
     rec = Recorder()
     runner = craftium_ma.Runner(env, rec.policy, tick_rate=20)
@@ -119,6 +121,7 @@ def test_pause_stops_the_step_counter_and_game_time_and_step_runs_exactly_n(env)
         ["pause", "step", "resume"]
 
 
+@pytest.mark.engine
 def test_stop_ends_the_run_with_its_reason(env):
     rec = Recorder()
     runner = craftium_ma.Runner(env, rec.policy)
@@ -134,6 +137,7 @@ def test_stop_ends_the_run_with_its_reason(env):
     assert runner.snapshot().status == "ended"
 
 
+@pytest.mark.engine
 def test_episodes_reset_automatically_and_end_the_run_with_returns(env):
     rec = Recorder()
     runner = craftium_ma.Runner(env, {"agent_0": rec.policy, "agent_1": lambda a, o, i: 0})
@@ -155,6 +159,7 @@ def test_episodes_reset_automatically_and_end_the_run_with_returns(env):
     assert len(snapshot["task_state"]) == 2 + 2 * 2
 
 
+@pytest.mark.engine
 def test_a_raising_subscriber_does_not_stop_the_run(env, caplog):
     runner = craftium_ma.Runner(env, lambda a, o, i: 0)
 
@@ -169,6 +174,7 @@ def test_a_raising_subscriber_does_not_stop_the_run(env, caplog):
     assert "subscriber bug" in caplog.text
 
 
+@pytest.mark.engine
 def test_a_raising_policy_ends_the_run_with_reason_error(env):
     got = []
 
@@ -183,6 +189,7 @@ def test_a_raising_policy_ends_the_run_with_reason_error(env):
     assert got[-1].type == "run_ended" and "policy bug" in got[-1].data["error"]
 
 
+@pytest.mark.engine
 def test_chat_reaches_the_agents_and_what_is_said_comes_out_as_chat_events(env):
     rec = Recorder()
 

@@ -6,6 +6,8 @@ import supersuit as ss
 
 import craftium_ma
 
+pytestmark = pytest.mark.engine
+
 
 def make_vec_env(base_class, wrappers=()):
     env = craftium_ma.parallel_env("small_room", num_agents=2, max_cycles=50)

@@ -1,10 +1,13 @@
 """TorchRL's PettingZooWrapper over an unmodified craftium_ma.parallel_env, on real engine processes."""
 
+import pytest
 import torch
 from torchrl.collectors import Collector, RandomPolicy
 from torchrl.envs import PettingZooWrapper
 
 import craftium_ma
+
+pytestmark = pytest.mark.engine
 
 FRAMES = 8  # per batch; episodes of 5 steps end inside each batch
 

@@ -13,6 +13,7 @@ import craftium_ma
 from craftium_ma.scaffold import new_task
 
 
+@pytest.mark.engine
 def test_the_scaffold_from_the_command_line_runs_the_api_test_unchanged(tmp_path):
     out = subprocess.run([sys.executable, "-m", "craftium_ma", "new-task", "my_task",
                           "--dir", str(tmp_path)], capture_output=True, text=True, check=True)
@@ -33,6 +34,7 @@ def test_scaffold_refuses_bad_names_and_existing_folders(tmp_path):
         new_task("again", tmp_path)
 
 
+@pytest.mark.engine
 def test_a_lua_syntax_error_names_the_file_and_line(tmp_path):
     folder = new_task("broken", tmp_path)
     lines = (folder / "init.lua").read_text().splitlines()
@@ -71,6 +73,7 @@ def lua_error_of(folder, steps=0, **kwargs) -> str:
     return str(e.value)
 
 
+@pytest.mark.engine
 @pytest.mark.parametrize("call,message", [
     ('craftium_ma.add_reward("agent_0", "lots")',
      "craftium_ma.add_reward: the reward must be a number, got string lots"),
@@ -92,6 +95,7 @@ def test_an_api_call_with_a_bad_argument_blames_the_callers_line(tmp_path, call,
     assert error.count("stack traceback") == 1
 
 
+@pytest.mark.engine
 def test_options_at_load_time_is_a_lua_error_saying_where_to_call_it(tmp_path):
     folder, line = task_with(tmp_path, "local options = craftium_ma.options()\n")
     assert lua_error_of(folder).splitlines()[0] == (
@@ -99,6 +103,7 @@ def test_options_at_load_time_is_a_lua_error_saying_where_to_call_it(tmp_path):
         "from the first reset on; call it in a register_on_reset or register_on_step function")
 
 
+@pytest.mark.engine
 def test_a_state_size_unlike_the_manifests_is_an_error_naming_both(tmp_path):
     folder = new_task("mine", tmp_path)
     manifest = folder / "task.toml"
@@ -126,6 +131,7 @@ def test_a_folder_that_is_not_a_task(tmp_path):
         craftium_ma.parallel_env(task_dir=folder)
 
 
+@pytest.mark.engine
 def test_the_scaffolds_agents_stay_in_its_walled_field_and_never_start_at_the_goal(tmp_path):
     env = craftium_ma.parallel_env(task_dir=new_task("field", tmp_path), num_agents=4,
                                    max_cycles=300)
@@ -150,6 +156,7 @@ def test_the_scaffolds_agents_stay_in_its_walled_field_and_never_start_at_the_go
         env.close()
 
 
+@pytest.mark.engine
 def test_the_scaffolds_generated_test_passes(tmp_path):
     folder = new_task("walker", tmp_path)
     out = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
@@ -162,6 +169,7 @@ TUTORIAL = Path(__file__).resolve().parent.parent / "docs" / "tutorial.md"
 EDIT = re.compile(r"in\s+`([\w.]+)`,?\s+replace\n\n```\w+\n(.*?)```\n\nwith\n\n```\w+\n(.*?)```", re.S)
 
 
+@pytest.mark.engine
 def test_the_tutorials_edits_apply_to_the_scaffold_and_its_test_passes(tmp_path):
     folder = new_task("meet_up", tmp_path)
     edits = EDIT.findall(TUTORIAL.read_text())

@@ -114,6 +114,7 @@ def mosaic_pixels(browser) -> str:
     return browser.execute_script("return document.getElementById('mosaic').toDataURL()")
 
 
+@pytest.mark.engine
 def test_the_page_loads_and_its_mosaic_changes_over_time(live, browser):
     assert browser.title == "craftium-ma live viewer"
     wait_for(lambda: browser.find_element(By.ID, "status").text == "running", what="running")
@@ -132,6 +133,7 @@ def test_the_page_loads_and_its_mosaic_changes_over_time(live, browser):
     assert names == ["agent_0", "agent_1", "alice (human, away)"]
 
 
+@pytest.mark.engine
 def test_pause_stops_the_step_counter_and_step_advances_it_by_one(live, browser):
     browser.find_element(By.ID, "btn-pause").click()
     wait_for(lambda: browser.find_element(By.ID, "status").text == "paused", what="paused")
@@ -173,6 +175,7 @@ def chats_heard(live, since: int) -> dict:
     return heard
 
 
+@pytest.mark.engine
 def test_a_chat_typed_into_the_page_reaches_the_agents_infos_once(live, browser):
     pause_early_in_an_episode(live)
     since = live.runner.step_count
@@ -193,6 +196,7 @@ def test_a_chat_typed_into_the_page_reaches_the_agents_infos_once(live, browser)
     request(f"{live.base}/api/control/resume", {})
 
 
+@pytest.mark.engine
 def test_faster_and_slower_buttons_change_the_tick_rate(live, browser):
     browser.find_element(By.ID, "btn-faster").click()
     wait_for(lambda: live.runner.tick_rate == 40, what="faster")
@@ -201,6 +205,7 @@ def test_faster_and_slower_buttons_change_the_tick_rate(live, browser):
     wait_for(lambda: live.runner.tick_rate == 20, what="slower")
 
 
+@pytest.mark.engine
 def test_the_api_needs_the_token(live):
     wait_for(lambda: live.runner.snapshot().status == "running", what="the first reset")
     assert request(f"{live.base}/api/state", token=None)[0] == 403
@@ -222,6 +227,7 @@ def test_the_api_needs_the_token(live):
     assert len(state["task_state"]) == 2 + 3 * 2
 
 
+@pytest.mark.engine
 def test_the_control_api_steps_exactly_n_and_rejects_bad_requests(live):
     status, state = request(f"{live.base}/api/control/pause", {})
     assert status == 200 and state["status"] == "paused"
@@ -245,6 +251,7 @@ def test_the_control_api_steps_exactly_n_and_rejects_bad_requests(live):
     assert request(f"{live.base}/api/control/resume", {})[1]["status"] == "running"
 
 
+@pytest.mark.engine
 def test_a_human_who_joins_shows_in_the_page_and_its_feed(live, browser, tmp_path):
     """(docs/img/viewer.png is this test's screenshot, with the human in the world)"""
     wait_for(lambda: browser.find_element(By.ID, "status").text == "running", what="running")
@@ -273,6 +280,7 @@ def test_a_human_who_joins_shows_in_the_page_and_its_feed(live, browser, tmp_pat
         human.close()
 
 
+@pytest.mark.engine
 def test_serve_prints_its_url_serves_with_the_token_and_logs_the_run(tmp_path):
     log = tmp_path / "run.jsonl"
     serve = subprocess.Popen(
@@ -304,16 +312,15 @@ def test_serve_prints_its_url_serves_with_the_token_and_logs_the_run(tmp_path):
 
 
 def test_a_checkpoint_policy_stacks_each_agents_frames_as_training_did(tmp_path):
-    import dataclasses
-
     import torch
 
-    from craftium_ma.viewer.policies import _train_ppo, checkpoint_policy
-    train_ppo = _train_ppo()
-    args = train_ppo.Args(task="small_room", num_agents=2, obs_size=48, frame_stack=2)
-    model = train_ppo.ActorCritic((48, 48, 6), 4)
+    from craftium_ma.models import ActorCritic
+    from craftium_ma.viewer.policies import checkpoint_policy
+    args = {"task": "small_room", "num_agents": 2, "max_cycles": 100, "frameskip": 4,
+            "obs_size": 48, "grayscale": False, "frame_stack": 2}
     path = tmp_path / "checkpoint.pt"
-    torch.save({"model": model.state_dict(), "args": dataclasses.asdict(args),
+    # a checkpoint as train_ppo.py wrote them before craftium_ma.models (no probe logits)
+    torch.save({"model": ActorCritic((48, 48, 6), 4).state_dict(), "args": args,
                 "obs_shape": [48, 48, 6], "n_actions": 4}, path)
     with pytest.raises(ValueError, match="trained on task 'small_room', not 'duel'"):
         checkpoint_policy(str(path), "duel")
@@ -321,16 +328,16 @@ def test_a_checkpoint_policy_stacks_each_agents_frames_as_training_did(tmp_path)
         checkpoint_policy(str(tmp_path / "missing.pt"), "small_room")
 
     policy, env_kwargs = checkpoint_policy(str(path), "small_room", seed=0)
-    assert env_kwargs == {"num_agents": 2, "max_cycles": args.max_cycles, "obs_size": 48,
-                          "frameskip": args.frameskip}
+    assert env_kwargs == {"num_agents": 2, "max_cycles": 100, "obs_size": 48, "frameskip": 4}
     frames = np.random.default_rng(0).integers(0, 256, (3, 48, 48, 3), dtype=np.uint8)
     actions = [policy("agent_0", f, {}) for f in frames]
     assert all(a in range(4) for a in actions)
     # SuperSuit's frame_stack_v1: the newest frame last on the channel axis
-    np.testing.assert_array_equal(policy._stacks["agent_0"], np.concatenate(frames[1:], -1))
+    np.testing.assert_array_equal(policy._stacks["agent_0"].stacks[0],
+                                  np.concatenate(frames[1:], -1))
     policy.on_event(craftium_ma.Event("episode_ended"))
     policy("agent_0", frames[0], {})
-    np.testing.assert_array_equal(policy._stacks["agent_0"],
+    np.testing.assert_array_equal(policy._stacks["agent_0"].stacks[0],
                                   np.concatenate([np.zeros_like(frames[0]), frames[0]], -1))
     again, _ = checkpoint_policy(str(path), "small_room", seed=0)
     assert [again("agent_0", f, {}) for f in frames] == actions  # seeded: reproducible

@@ -11,6 +11,7 @@ APT_PACKAGES=(
   libpng-dev libsqlite3-dev libxi-dev zlib1g-dev libzstd-dev libsdl2-dev libzmq3-dev
   libegl-dev libgl1-mesa-dri libegl-mesa0
   chromium chromium-driver  # the live viewer's browser tests (headless, driven by Selenium)
+  lua-check luajit  # tools/test.sh lints the Lua (luacheck); the Lua unit tests run on LuaJIT
 )
 missing=()
 for p in "${APT_PACKAGES[@]}"; do

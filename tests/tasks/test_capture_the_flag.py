@@ -1,7 +1,11 @@
 """capture_the_flag: picking up the enemy flag, scoring a team reward at home,
 and tagging an enemy in your half."""
 
+import pytest
+
 import craftium_ma
+
+pytestmark = pytest.mark.engine
 
 NOOP, FORWARD, TAG = 0, 1, 6
 RED_HOME, BLUE_HOME = 0, 1  # state indices
@@ -27,7 +31,7 @@ def test_carrying_the_flag_home_rewards_the_whole_team():
         state = env.state()
         assert state[BLUE_HOME] == 0 and agent_state(state, 0)[3] == 1  # agent_0 has it
         assert set(rewards.values()) == {0}
-        for step in range(80):
+        for _ in range(80):
             _, rewards, terminations, _, _ = env.step(
                 {a: FORWARD if a == "agent_0" else NOOP for a in env.agents})
             if any(rewards.values()):
@@ -46,7 +50,7 @@ def test_tagging_an_enemy_in_your_half_sends_them_home():
     try:
         env.reset(seed=1)
         env.step(dict.fromkeys(env.agents, NOOP))  # agent_0 picks up the blue flag
-        for step in range(40):
+        for _ in range(40):
             _, rewards, _, _, infos = env.step(
                 {a: TAG if a == "agent_1" else NOOP for a in env.agents})
             if infos["agent_0"].get("tagged"):

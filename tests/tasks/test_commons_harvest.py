@@ -7,6 +7,8 @@ import pytest
 
 import craftium_ma
 
+pytestmark = pytest.mark.engine
+
 NOOP, FORWARD, LEFT, RIGHT, DIG = 0, 1, 2, 3, 4
 AGENTS = ["agent_0", "agent_1", "agent_2"]
 # layout "test": patch 0 is one apple in front of agent_0, patch 1 a row of three

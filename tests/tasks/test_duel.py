@@ -7,6 +7,8 @@ import pytest
 
 import craftium_ma
 
+pytestmark = pytest.mark.engine
+
 NOOP, FORWARD, BACKWARD, LEFT, RIGHT, JUMP, ATTACK, TURN_LEFT, TURN_RIGHT = range(9)
 
 

@@ -7,6 +7,8 @@ import pytest
 
 import craftium_ma
 
+pytestmark = pytest.mark.engine
+
 NOOP, FORWARD, BACKWARD, LEFT, RIGHT, TURN_LEFT, TURN_RIGHT = range(7)
 PLATE_A, PLATE_B = (2, 2), (5, 7)  # x, z (mods/pressure_plates/init.lua)
 REACH = 0.8  # plate half width + player box half width

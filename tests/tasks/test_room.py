@@ -8,6 +8,8 @@ import pytest
 
 import craftium_ma
 
+pytestmark = pytest.mark.engine
+
 NOOP, FORWARD, LEFT, RIGHT = 0, 1, 2, 3
 
 
@@ -34,7 +36,7 @@ def test_touching_the_block_terminates_only_that_agent(task):
         env.reset(seed=3)
         start = env.state().copy()
         rewards_0 = []
-        for step in range(1, 400):
+        for _ in range(399):
             actions = {"agent_0": steer(env.state(), 0), "agent_1": NOOP}
             _, rewards, terminations, truncations, _ = env.step(actions)
             rewards_0.append(rewards["agent_0"])
@@ -43,7 +45,7 @@ def test_touching_the_block_terminates_only_that_agent(task):
                 break
         else:
             pytest.fail("agent_0 never reached the block")
-        assert rewards_0 == [-1] * step  # -1 every step, the last one included
+        assert set(rewards_0) == {-1}  # -1 every step, the last one included
         assert env.agents == ["agent_1"]
         bx, bz = start[0], start[1]
         x, z = env.state()[2:4]

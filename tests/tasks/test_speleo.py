@@ -6,6 +6,8 @@ import pytest
 
 import craftium_ma
 
+pytestmark = pytest.mark.engine
+
 NOOP, FORWARD, JUMP, LEFT, RIGHT, UP, DOWN = range(7)
 
 

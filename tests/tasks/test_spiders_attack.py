@@ -8,6 +8,8 @@ import pytest
 
 import craftium_ma
 
+pytestmark = pytest.mark.engine
+
 NOOP, FORWARD, BACKWARD, LEFT, RIGHT, JUMP, ATTACK, TURN_LEFT, TURN_RIGHT = range(9)
 # layout "test": agent_0 at (3, 3) looks at the round's one spider, 2.5 nodes
 # ahead; agent_1 stands in the far corner. state(): spiders alive, round, then
