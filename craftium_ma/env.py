@@ -108,6 +108,15 @@ class CraftiumParallelEnv(ParallelEnv):
         self._episode_seeds = np.random.default_rng()  # episode seeds of resets without one
         self._window = rendering.Window()
 
+    def __init_subclass__(cls, **kwargs):
+        """A subclass written for the old private hook `_episode_options` keeps working."""
+        super().__init_subclass__(**kwargs)
+        if "_episode_options" in cls.__dict__ and "episode_options" not in cls.__dict__:
+            warnings.warn(f"{cls.__name__}._episode_options is deprecated: override "
+                          "episode_options (craftium_ma.contract.TaskHooks)", DeprecationWarning,
+                          stacklevel=2)
+            cls.episode_options = cls.__dict__["_episode_options"]
+
     def _make_action_space(self) -> spaces.Space:
         if self.action_mode == "discrete":
             return spaces.Discrete(len(self.task.actions))

@@ -48,7 +48,8 @@ def tile_boxes(n: int) -> list[tuple[float, float, float, float]]:
 
 def mosaic(frames: list[np.ndarray], labels: list[str] | None = None) -> np.ndarray:
     """The frames (all of one size, H x W x 3 uint8) in one picture; with `labels`, one
-    name a frame in a bar above it."""
+    name a frame in a bar above it (only what follows its last "_" where the name is
+    wider than the frame)."""
     h, w, c = frames[0].shape
     bar = LABEL_BAR if labels is not None else 0
     rows, columns = grid(len(frames))
@@ -71,6 +72,8 @@ def _draw_labels(picture: np.ndarray, bars: list[tuple[int, int, int]], labels: 
     font = ImageFont.load_default(size=LABEL_BAR - 2)
     for (top, left, width), label in zip(bars, labels):
         draw.rectangle((left, top, left + width - 1, top + LABEL_BAR - 1), fill=(0, 0, 0))
+        if draw.textlength(label, font=font) > width - 4:  # small frames: agent_3 -> 3
+            label = label.rsplit("_", 1)[-1]
         draw.text((left + 2, top), label, fill=LABEL_COLOUR, font=font)
     picture[:] = np.asarray(image)
 

@@ -100,3 +100,17 @@ def test_every_adapter_builds_the_class_the_manifest_names(task):
     wrong = {name: type(env).__name__ for name, env in adapters(task).items()
              if type(env) is not expected}
     assert wrong == {}
+
+
+def test_names_that_moved_keep_working_with_a_deprecation_warning():
+    import craftium_ma.make
+    env_module = importlib.import_module("craftium_ma.env")
+    with pytest.warns(DeprecationWarning, match="moved to craftium_ma.make.parallel_env"):
+        assert env_module.parallel_env is craftium_ma.make.parallel_env
+    with pytest.warns(DeprecationWarning, match="moved to craftium_ma.render.mosaic_columns"):
+        assert env_module.mosaic_columns(5) == 3
+    with pytest.warns(DeprecationWarning, match="_episode_options is deprecated"):
+        class Old(craftium_ma.CraftiumParallelEnv):
+            def _episode_options(self, task_options, seed):
+                return dict(task_options, drawn=seed)
+    assert Old("small_room").episode_options({}, 7) == {"drawn": 7}

@@ -13,6 +13,7 @@ import pytest
 import torch
 from PIL import Image
 
+from craftium_ma import render
 from craftium_ma.models import ActorCritic, load_checkpoint, probe_input
 
 pytestmark = pytest.mark.engine
@@ -116,4 +117,5 @@ def test_evaluate_writes_results_and_gif(trained, tmp_path, policy):
     assert result["team"]["mean"] == result["agent_0"]["mean"] + result["agent_1"]["mean"]
     with Image.open(gif) as im:
         assert im.format == "GIF" and im.n_frames > 1
-        assert im.width == 2 * im.height  # the two agents' views side by side
+        # the two 32-pixel views side by side, each under its label, scaled 3 times
+        assert (im.width, im.height) == (2 * 32 * 3, (32 + render.LABEL_BAR) * 3)
