@@ -19,7 +19,8 @@ from .resources import MODS
 BRIDGE_MOD_NAME = "craftium_ma"
 
 #: Luanti's HUD parts a manifest's `hud` list may switch on for the agents
-#: (chat, minimap and debug text are never drawn for agents).
+#: (chat, minimap and debug text are never drawn for agents); the bridge mod
+#: gets them from bridge_settings() and switches every other part off.
 HUD_PARTS = ("hotbar", "healthbar", "breathbar", "crosshair", "wielditem")
 #: What agents see when the manifest says nothing: the world, the crosshair and
 #: the wielded item; no hotbar or bars, which cover most of a small frame.
@@ -69,9 +70,10 @@ class Task:
         return f"{self.id}_v{self.version}"
 
     def bridge_settings(self) -> dict[str, str]:
-        """The server settings the bridge mod reads at start-up (mods/craftium_ma): what it
-        shows agents at every reset, and the constants Lua shares with Python."""
+        """The server settings the bridge mod reads at start-up (mods/craftium_ma/init.lua):
+        what it shows agents at every reset, and the constants Lua shares with Python."""
         return {"craftium_ma_hud": ",".join(self.hud),
+                "craftium_ma_hud_parts": ",".join(HUD_PARTS),
                 "craftium_ma_nametags": str(self.nametags).lower()}
 
     def state_size(self, num_agents: int) -> int:

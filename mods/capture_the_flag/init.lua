@@ -3,6 +3,7 @@
 
 local MAX = 64
 local TEAMS = {"red", "blue"}
+local WALL = "default:stonebrick"
 local field = {length = 40, width = 24}
 local flags = {}     -- team -> {base = pos, carrier = agent name or nil}
 local carrying = {}  -- agent name -> team of the flag it carries
@@ -23,22 +24,19 @@ end
 
 craftium_ma.register_area({x = 0, y = 0, z = 0}, {x = MAX + 1, y = 3, z = MAX + 1})
 
+-- The reset restored the area empty: the field of this episode's size.
 local function build_field()
-	local w, l = field.width, field.length
-	for x = 0, MAX + 1 do
-		for z = 0, MAX + 1 do
-			local inside = x <= w + 1 and z <= l + 1
-			local wall = inside and (x == 0 or x == w + 1 or z == 0 or z == l + 1)
-			local floor = z <= l / 2 and "wool:red" or "wool:blue"
-			if z == math.floor(l / 2) or z == math.floor(l / 2) + 1 then
-				floor = "wool:white"  -- the middle line
+	local l = field.length
+	craftium_ma.walled_arena({minp = {x = 0, y = 0, z = 0},
+		maxp = {x = field.width + 1, y = 2, z = l + 1}, wall = WALL,
+		floor = function(_, z, wall)
+			if wall then
+				return WALL
+			elseif z == math.floor(l / 2) or z == math.floor(l / 2) + 1 then
+				return "wool:white"  -- the middle line
 			end
-			core.set_node({x = x, y = 0, z = z}, {name = inside and (wall and "default:stonebrick" or floor) or "air"})
-			for y = 1, 2 do
-				core.set_node({x = x, y = y, z = z}, {name = wall and "default:stonebrick" or "air"})
-			end
-		end
-	end
+			return z <= l / 2 and "wool:red" or "wool:blue"
+		end})
 end
 
 local function home(team)
@@ -58,8 +56,8 @@ local function spawn_at_base(name, i)
 	local team = craftium_ma.team_of(name)
 	local base = flags[team].base
 	local offset = (i or 0) % 3 - 1
-	craftium_ma.spawn(name, {x = base.x + 2 * offset, y = 0.5, z = base.z + (team == "red" and 1 or -1)},
-		team == "red" and 0 or 180)
+	local z = base.z + (team == "red" and 1 or -1)
+	craftium_ma.spawn(name, {x = base.x + 2 * offset, y = 0.5, z = z}, team == "red" and 0 or 180)
 end
 
 local function drop_flag(name)
@@ -103,7 +101,8 @@ end)
 
 -- Tagging: a hit on an enemy in the hitter's half sends the enemy home (no damage).
 core.register_on_punchplayer(function(victim, hitter)
-	if not (hitter and hitter:is_player() and craftium_ma.is_agent(hitter) and craftium_ma.is_agent(victim)) then
+	if not (hitter and hitter:is_player() and craftium_ma.is_agent(hitter) and
+			craftium_ma.is_agent(victim)) then
 		return
 	end
 	local team, enemy = craftium_ma.team_of(hitter), craftium_ma.team_of(victim)

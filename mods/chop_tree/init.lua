@@ -28,22 +28,13 @@ for x = 1, SIZE do
 	end
 end
 
-local function build_forest()
-	local vm = core.get_voxel_manip(MINP, MAXP)
-	local emin, emax = vm:get_emerged_area()
-	local area = VoxelArea:new({MinEdge = emin, MaxEdge = emax})
-	local data = vm:get_data()
-	local function put(x, y, z, name)
-		data[area:index(x, y, z)] = core.get_content_id(name)
-	end
+local function build_forest(nodes)
+	nodes.fill(MINP, {x = MAXP.x, y = 0, z = MAXP.z}, "default:dirt_with_grass")
+	-- a hedge of leaves, two nodes thick, fences the forest in
 	for x = MINP.x, MAXP.x do
 		for z = MINP.z, MAXP.z do
-			put(x, 0, z, "default:dirt_with_grass")
-			-- a hedge of leaves, two nodes thick, fences the forest in
 			if x < 1 or z < 1 or x > SIZE or z > SIZE then
-				for y = 1, 3 do
-					put(x, y, z, HEDGE)
-				end
+				nodes.fill({x = x, y = 1, z = z}, {x = x, y = 3, z = z}, HEDGE)
 			end
 		end
 	end
@@ -54,26 +45,20 @@ local function build_forest()
 			for dx = -r, r do
 				for dz = -r, r do
 					if r < 2 or math.abs(dx) + math.abs(dz) < 4 then
-						put(t.x + dx, y, t.z + dz, LEAVES)
+						nodes.set(t.x + dx, y, t.z + dz, LEAVES)
 					end
 				end
 			end
 		end
-		for y = 1, 4 do
-			put(t.x, y, t.z, TRUNK)
-		end
+		nodes.fill({x = t.x, y = 1, z = t.z}, {x = t.x, y = 4, z = t.z}, TRUNK)
 	end
-	vm:set_data(data)
-	vm:write_to_map(true)
 end
 
-craftium_ma.register_area(MINP, MAXP, build_forest)
+craftium_ma.register_area(MINP, MAXP, function()
+	craftium_ma.edit_nodes(MINP, MAXP, build_forest)
+end)
 
-craftium_ma.register_state(nil,
-	function(player)
-		local p = player:get_pos()
-		return {p.x, p.z, player:get_look_horizontal()}
-	end)
+craftium_ma.register_state(nil, craftium_ma.agent_state({"x", "z", "yaw"}))
 
 craftium_ma.register_on_reset(function(seed, options)
 	local rng = craftium_ma.rng()

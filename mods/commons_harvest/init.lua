@@ -45,17 +45,11 @@ core.register_node(APPLE, {
 	drop = "",
 })
 
-craftium_ma.register_area({x = LO, y = 0, z = LO}, {x = HI, y = 4, z = HI}, function()
-	for x = LO, HI do
-		for z = LO, HI do
-			local edge = x == LO or z == LO or x == HI or z == HI
-			core.set_node({x = x, y = 0, z = z}, {name = "commons_harvest:grass"})
-			for y = 1, 4 do
-				local fence = edge and y <= 2
-				core.set_node({x = x, y = y, z = z}, {name = fence and "commons_harvest:fence" or "air"})
-			end
-		end
-	end
+local MINP, MAXP = {x = LO, y = 0, z = LO}, {x = HI, y = 4, z = HI}
+
+craftium_ma.register_area(MINP, MAXP, function()
+	craftium_ma.walled_arena({minp = MINP, maxp = MAXP, floor = "commons_harvest:grass",
+		wall = "commons_harvest:fence", wall_height = 2})
 end)
 
 local spots = {}     -- {pos, patch, near = indices of the spots within RADIUS in its patch}
@@ -137,10 +131,7 @@ local function apples_left_per_patch()
 	end
 	return s
 end
-craftium_ma.register_state(apples_left_per_patch, function(player)
-	local pos = player:get_pos()
-	return {pos.x, pos.z}
-end)
+craftium_ma.register_state(apples_left_per_patch, craftium_ma.agent_state({"x", "z"}))
 
 craftium_ma.register_on_reset(function(seed, options)
 	local rng = craftium_ma.rng()

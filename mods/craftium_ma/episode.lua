@@ -2,7 +2,8 @@
 -- episode plays as it would in a fresh env, whatever the env ran before
 -- (docs/environments.md, "Clean episodes"). The engine restarts its own timers
 -- and random numbers and has each client start over (engine patches 0010, 0011);
--- this part is the Lua-visible state. Loaded by init.lua.
+-- this part is the Lua-visible state of players and objects; areas.lua restores
+-- the task's areas.
 
 local episode = {}
 
@@ -65,78 +66,6 @@ function episode.remove_objects()
 	for _, obj in pairs(core.object_refs) do
 		if not obj:is_player() then
 			obj:remove()
-		end
-	end
-end
-
--- Node metadata and node timers are not part of a VoxelManip's data: they are
--- kept beside the area's nodes and written back with them.
-local timed_nodes  -- names of the nodes with an on_timer callback
-
-local function nodes_with_timers()
-	if not timed_nodes then
-		timed_nodes = {}
-		for name, def in pairs(core.registered_nodes) do
-			if def.on_timer then
-				timed_nodes[#timed_nodes + 1] = name
-			end
-		end
-	end
-	return timed_nodes
-end
-
---- The area's nodes (with their light), metadata and running node timers.
-function episode.snapshot(area)
-	local vm = core.get_voxel_manip(area.minp, area.maxp)
-	area.data, area.param2, area.light = vm:get_data(), vm:get_param2_data(), vm:get_light_data()
-	area.meta, area.timers = {}, {}
-	for _, pos in ipairs(core.find_nodes_with_meta(area.minp, area.maxp)) do
-		area.meta[#area.meta + 1] = {pos = pos, fields = core.get_meta(pos):to_table()}
-	end
-	for _, pos in ipairs(core.find_nodes_in_area(area.minp, area.maxp, nodes_with_timers())) do
-		local timer = core.get_node_timer(pos)
-		if timer:is_started() then
-			area.timers[#area.timers + 1] = {pos = pos, timeout = timer:get_timeout(),
-				elapsed = timer:get_elapsed()}
-		end
-	end
-end
-
---- Write the snapshot back: nodes, light, metadata and node timers as they were
---- (light too: the task's changes update it from there, as in the first episode).
-function episode.restore(area)
-	local vm = core.get_voxel_manip(area.minp, area.maxp)
-	vm:set_data(area.data)
-	vm:set_param2_data(area.param2)
-	vm:set_light_data(area.light)
-	vm:write_to_map(false)
-	for _, pos in ipairs(core.find_nodes_with_meta(area.minp, area.maxp)) do
-		core.get_meta(pos):from_table(nil)
-	end
-	for _, m in ipairs(area.meta) do
-		core.get_meta(m.pos):from_table(m.fields)
-	end
-	for _, pos in ipairs(core.find_nodes_in_area(area.minp, area.maxp, nodes_with_timers())) do
-		core.get_node_timer(pos):stop()
-	end
-	for _, t in ipairs(area.timers) do
-		core.get_node_timer(t.pos):set(t.timeout, t.elapsed)
-	end
-end
-
---- Keep the area's map blocks active all the time: what runs in them (node
---- timers, ABMs, entities) must not depend on where agents were before.
-function episode.forceload(area)
-	local minb = vector.apply(area.minp / 16, math.floor)
-	local maxb = vector.apply(area.maxp / 16, math.floor)
-	for x = minb.x, maxb.x do
-		for y = minb.y, maxb.y do
-			for z = minb.z, maxb.z do
-				if not core.forceload_block(vector.new(x, y, z) * 16, true, -1) then
-					error("craftium_ma: cannot keep the task area's block (" .. x .. ", " ..
-						y .. ", " .. z .. ") loaded")
-				end
-			end
 		end
 	end
 end

@@ -1,11 +1,13 @@
 -- Humans who join the world with a normal client, and chat (docs/humans.md).
--- Loaded by init.lua, which asks it for the humans' passwords at login and
--- passes it each tick's request; the tick result's "world" part comes from here.
+-- The hooks ask it for the humans' passwords at login and pass it each tick's
+-- request; the tick result's "world" part comes from here.
+--
+-- deps.names, deps.passwords: the env's humans in order, and their passwords;
+-- deps.agents(), deps.is_agent(name): results.lua's; deps.checks: checks.lua.
 
-local read_logins, check_reward = ...
+local deps = ...
+local names, passwords, checks = deps.names, deps.passwords, deps.checks
 local humans = {}
-
-local names, passwords = read_logins("craftium_ma_humans")  -- the env's humans, in order
 
 local scores = {}  -- name -> the episode's score (craftium_ma.add_human_reward)
 local last = {}    -- name -> last known {position, yaw, hp}, kept after it left
@@ -19,20 +21,13 @@ local function clear_scores()
 end
 clear_scores()
 
-local function name_of(player)
-	if type(player) == "string" then
-		return player
-	end
-	return player and player.is_player and player:is_player() and player:get_player_name()
-end
-
 --- A configured human's password, or nil for anyone else.
 function humans.password(name)
 	return passwords[name]
 end
 
 --- Names of the humans in the game now, in the order the env lists them.
-function craftium_ma.humans()
+function humans.humans()
 	local present = {}
 	for _, name in ipairs(names) do
 		if core.get_player_by_name(name) then
@@ -43,33 +38,35 @@ function craftium_ma.humans()
 end
 
 --- Whether player (ObjectRef or name) is one of the env's humans.
-function craftium_ma.is_human(player)
-	return passwords[name_of(player)] ~= nil
+function humans.is_human(player)
+	return passwords[checks.player_name(player)] ~= nil
 end
 
 --- Add to a human's score for the episode (env.humans_state(), not the agents'
 --- rewards); scores start at 0 at every reset.
-function craftium_ma.add_human_reward(player, reward)
-	local name = name_of(player)
+function humans.add_human_reward(player, reward)
+	local name = checks.player_name(player)
 	if not passwords[name] then
 		error("craftium_ma.add_human_reward: '" .. tostring(name) .. "' is not a human; " ..
 			"the humans are " .. (#names > 0 and table.concat(names, ", ") or "none"), 2)
 	end
-	check_reward("add_human_reward", reward)
+	checks.reward("add_human_reward", reward)
 	scores[name] = scores[name] + reward
 end
 
 --- The human's score in this episode.
-function craftium_ma.human_score(player)
-	return scores[name_of(player)]
+function humans.human_score(player)
+	return scores[checks.player_name(player)]
 end
 
 humans.reset = clear_scores
 
 -- Humans get play privileges only, whatever default_privs says; their accounts
--- are written at login like the agents' (init.lua).
-function humans.grant(name)
-	core.get_auth_handler().set_privileges(name, {interact = true, shout = true})
+-- are written at login like the agents' (accounts.lua).
+function humans.on_admitted(name)
+	if passwords[name] then
+		core.get_auth_handler().set_privileges(name, {interact = true, shout = true})
+	end
 end
 
 -- A joining human starts where agent_0 is, looking its way; a task's own
@@ -79,7 +76,7 @@ core.register_on_joinplayer(function(player)
 	if not passwords[name] then
 		return
 	end
-	local agent = core.get_player_by_name(craftium_ma.agents()[1] or "")
+	local agent = core.get_player_by_name(deps.agents()[1] or "")
 	if agent then
 		player:set_pos(agent:get_pos())
 		player:set_look_horizontal(agent:get_look_horizontal())
@@ -96,7 +93,7 @@ end)
 
 -- What players say in-game (chat commands are the builtin's and never get here).
 core.register_on_chat_message(function(name, message)
-	if not craftium_ma.is_agent(name) and message:sub(1, 1) ~= "/" and
+	if not deps.is_agent(name) and message:sub(1, 1) ~= "/" and
 			core.check_player_privs(name, {shout = true}) then
 		heard[#heard + 1] = {from = name, text = message}
 	end

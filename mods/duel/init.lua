@@ -6,16 +6,10 @@
 local SIZE = 11
 local FLOOR, WALL = "default:stone", "default:brick"
 
-craftium_ma.register_area({x = 0, y = 0, z = 0}, {x = SIZE + 1, y = 5, z = SIZE + 1}, function()
-	for x = 0, SIZE + 1 do
-		for z = 0, SIZE + 1 do
-			local wall = x == 0 or x == SIZE + 1 or z == 0 or z == SIZE + 1
-			core.set_node({x = x, y = 0, z = z}, {name = FLOOR})
-			for y = 1, 5 do
-				core.set_node({x = x, y = y, z = z}, {name = wall and y <= 4 and WALL or "air"})
-			end
-		end
-	end
+local MINP, MAXP = {x = 0, y = 0, z = 0}, {x = SIZE + 1, y = 5, z = SIZE + 1}
+
+craftium_ma.register_area(MINP, MAXP, function()
+	craftium_ma.walled_arena({minp = MINP, maxp = MAXP, floor = FLOOR, wall = WALL, wall_height = 4})
 end)
 
 -- No death screen: a dead agent lies still until the reset revives it.
@@ -29,10 +23,7 @@ core.register_on_punchplayer(function(victim, hitter, _, _, _, damage)
 	end
 end)
 
-craftium_ma.register_state(nil, function(player)
-	local p = player:get_pos()
-	return {p.x, p.z, player:get_look_horizontal(), player:get_hp()}
-end)
+craftium_ma.register_state(nil, craftium_ma.agent_state({"x", "z", "yaw", "hp"}))
 
 craftium_ma.register_on_reset(function(seed, options)
 	local rng = craftium_ma.rng()

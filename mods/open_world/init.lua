@@ -124,26 +124,20 @@ end
 local cells = {}  -- {x, y, z}: ground at y with two free nodes above, inside the wall
 local trunk_test, stone_test  -- indices into cells, for layout = "test"
 
-local function survey()
-	local vm = core.get_voxel_manip(WALL_MINP, WALL_MAXP)
-	local emin, emax = vm:get_emerged_area()
-	local area = VoxelArea:new({MinEdge = emin, MaxEdge = emax})
-	local data = vm:get_data()
-	local function name_at(x, y, z)
-		return core.get_name_from_content_id(data[area:index(x, y, z)])
-	end
+local function survey(nodes)
 	for x = -R + 1, R - 1 do
 		for z = -R + 1, R - 1 do
 			for y = MAXP.y - 2, MINP.y, -1 do
-				if is_ground(name_at(x, y, z)) then
-					if is_free(name_at(x, y + 1, z)) and is_free(name_at(x, y + 2, z)) then
+				if is_ground(nodes.get(x, y, z)) then
+					if is_free(nodes.get(x, y + 1, z)) and is_free(nodes.get(x, y + 2, z)) then
 						local depth = 0  -- nodes to dig through down to stone
-						while y - depth > MINP.y and not is_stone(name_at(x, y - depth, z)) do
+						while y - depth > MINP.y and not is_stone(nodes.get(x, y - depth, z)) do
 							depth = depth + 1
 						end
 						cells[#cells + 1] = {x = x, y = y, z = z, depth = depth}
 						-- a trunk right in front (+z) of the cell, up to eye height
-						if not trunk_test and is_wood(name_at(x, y + 1, z + 1)) and is_wood(name_at(x, y + 2, z + 1)) then
+						if not trunk_test and is_wood(nodes.get(x, y + 1, z + 1)) and
+								is_wood(nodes.get(x, y + 2, z + 1)) then
 							trunk_test = #cells
 						end
 						if not stone_test or depth < cells[stone_test].depth then
@@ -156,30 +150,25 @@ local function survey()
 		end
 	end
 	-- an invisible wall around the square, through everything that is not walkable
-	local wall = core.get_content_id(WALL)
 	for x = -R - 1, R + 1 do
 		for z = -R - 1, R + 1 do
 			if math.abs(x) == R + 1 or math.abs(z) == R + 1 then
 				for y = MINP.y, MAXP.y do
-					local i = area:index(x, y, z)
-					if not core.registered_nodes[core.get_name_from_content_id(data[i])].walkable then
-						data[i] = wall
+					if not core.registered_nodes[nodes.get(x, y, z)].walkable then
+						nodes.set(x, y, z, WALL)
 					end
 				end
 			end
 		end
 	end
-	vm:set_data(data)
-	vm:write_to_map(false)
 end
 
-craftium_ma.register_area(WALL_MINP, WALL_MAXP, survey)
+-- The terrain keeps the light the map generator gave it (the wall is airlike).
+craftium_ma.register_area(WALL_MINP, WALL_MAXP, function()
+	craftium_ma.edit_nodes(WALL_MINP, WALL_MAXP, survey, false)
+end)
 
-craftium_ma.register_state(nil,
-	function(player)
-		local p = player:get_pos()
-		return {p.x, p.y, p.z, player:get_look_horizontal()}
-	end)
+craftium_ma.register_state(nil, craftium_ma.agent_state({"x", "y", "z", "yaw"}))
 
 local collected = {}  -- per agent: {wood = n, stone = n}, reported in infos every step
 

@@ -20,16 +20,12 @@ local DOOR_NODES = {{x = 5, y = 1, z = 8}, {x = 5, y = 2, z = 8}}
 local DOOR_Z = 8
 local REACH = 0.5 + 0.3  -- plate half width + player box half width
 
-craftium_ma.register_area({x = 0, y = 0, z = 0}, {x = 10, y = 4, z = 13}, function()
-	for x = 0, 10 do
-		for z = 0, 13 do
-			local wall = x == 0 or x == 10 or z == 0 or z == 13 or z == DOOR_Z
-			core.set_node({x = x, y = 0, z = z}, {name = z > DOOR_Z and GOAL_FLOOR or FLOOR})
-			for y = 1, 4 do
-				core.set_node({x = x, y = y, z = z}, {name = wall and y <= 3 and WALL or "air"})
-			end
-		end
-	end
+local MINP, MAXP = {x = 0, y = 0, z = 0}, {x = 10, y = 4, z = 13}
+
+craftium_ma.register_area(MINP, MAXP, function()
+	craftium_ma.walled_arena({minp = MINP, maxp = MAXP, wall = WALL, wall_height = 3,
+		floor = function(_, z) return z > DOOR_Z and GOAL_FLOOR or FLOOR end,
+		inner_wall = function(_, z) return z == DOOR_Z end})
 	for _, plate in ipairs(PLATES) do
 		core.set_node(plate, {name = plate.node})
 	end
@@ -61,10 +57,7 @@ local function held(plate)
 end
 
 craftium_ma.register_state(function() return {door_is_open() and 1 or 0} end,
-	function(player)
-		local p = player:get_pos()
-		return {p.x, p.z, player:get_look_horizontal()}
-	end)
+	craftium_ma.agent_state({"x", "z", "yaw"}))
 
 -- layout = "test": agent_0 on plate A, agent_1 two nodes before plate B, both
 -- facing the door (+z); more agents at the right wall.

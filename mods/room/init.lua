@@ -8,24 +8,13 @@ local done = {}  -- agents that touched the block this episode
 
 craftium_ma.register_area({x = 0, y = 0, z = 0}, {x = MAX_SIZE + 1, y = 4, z = MAX_SIZE + 1})
 
-local function build_room(size)
-	for x = 0, MAX_SIZE + 1 do
-		for z = 0, MAX_SIZE + 1 do
-			local inside = x <= size + 1 and z <= size + 1
-			local wall = inside and (x == 0 or x == size + 1 or z == 0 or z == size + 1)
-			core.set_node({x = x, y = 0, z = z}, {name = inside and FLOOR or "air"})
-			for y = 1, 3 do
-				core.set_node({x = x, y = y, z = z}, {name = wall and WALL or "air"})
-			end
-		end
-	end
-end
-
 craftium_ma.register_on_reset(function(seed, options)
 	local size = math.max(4, math.min(tonumber(options.size) or 16, MAX_SIZE))
 	local rng = craftium_ma.rng()
 	core.set_timeofday(0.5)
-	build_room(size)
+	-- the reset restored the area empty: the room of this episode's size
+	craftium_ma.walled_arena({minp = {x = 0, y = 0, z = 0}, maxp = {x = size + 1, y = 3, z = size + 1},
+		floor = FLOOR, wall = WALL})
 	local half = math.floor(size / 2)
 	block_pos = {x = rng:next(1, size), y = 1, z = rng:next(half + 2, size)}
 	core.set_node(block_pos, {name = BLOCK})
@@ -38,10 +27,7 @@ craftium_ma.register_on_reset(function(seed, options)
 end)
 
 craftium_ma.register_state(function() return {block_pos.x, block_pos.z} end,
-	function(player)
-		local p = player:get_pos()
-		return {p.x, p.z, player:get_look_horizontal()}
-	end)
+	craftium_ma.agent_state({"x", "z", "yaw"}))
 
 craftium_ma.register_on_step(function()
 	for _, name in ipairs(craftium_ma.agents()) do

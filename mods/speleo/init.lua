@@ -49,21 +49,12 @@ for i = 0, LEVELS - 1 do
 end
 
 local function build_cave()
-	local vm = core.get_voxel_manip(MINP, MAXP)
-	local emin, emax = vm:get_emerged_area()
-	local area = VoxelArea:new({MinEdge = emin, MaxEdge = emax})
-	local data = vm:get_data()
-	local stone, air = core.get_content_id("default:stone"), core.get_content_id("air")
-	for i in area:iterp(MINP, MAXP) do
-		data[i] = stone
-	end
-	for _, box in ipairs(cave) do
-		for i in area:iterp(box[1], box[2]) do
-			data[i] = air
+	craftium_ma.edit_nodes(MINP, MAXP, function(nodes)
+		nodes.fill(MINP, MAXP, "default:stone")
+		for _, box in ipairs(cave) do
+			nodes.fill(box[1], box[2], "air")
 		end
-	end
-	vm:set_data(data)
-	vm:write_to_map(true)
+	end)
 	for _, pos in ipairs(torches) do
 		core.set_node(pos, {name = "default:torch", param2 = 1})  -- on the floor
 	end
@@ -71,10 +62,7 @@ end
 
 craftium_ma.register_area(MINP, MAXP, build_cave)
 
-craftium_ma.register_state(nil, function(player)
-	local p = player:get_pos()
-	return {p.x, p.y, p.z}
-end)
+craftium_ma.register_state(nil, craftium_ma.agent_state({"x", "y", "z"}))
 
 craftium_ma.register_on_reset(function(seed, options)
 	local rng = craftium_ma.rng()

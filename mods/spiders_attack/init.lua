@@ -155,28 +155,22 @@ local function start_round(k)
 	end
 end
 
-craftium_ma.register_area({x = LO, y = 0, z = LO}, {x = HI, y = 5, z = HI}, function()
-	for x = LO, HI do
-		for z = LO, HI do
-			local wall = x == LO or z == LO or x == HI or z == HI
-			core.set_node({x = x, y = 0, z = z}, {name = "spiders_attack:floor"})
-			for y = 1, 5 do
-				core.set_node({x = x, y = y, z = z}, {name = wall and "spiders_attack:wall" or "air"})
-			end
-		end
-	end
+local MINP, MAXP = {x = LO, y = 0, z = LO}, {x = HI, y = 5, z = HI}
+
+craftium_ma.register_area(MINP, MAXP, function()
+	craftium_ma.walled_arena({minp = MINP, maxp = MAXP, floor = "spiders_attack:floor",
+		wall = "spiders_attack:wall"})
 end)
 
 craftium_ma.register_state(function() return {spiders_alive(), round} end,
-	function(player)
-		local p = player:get_pos()
-		return {p.x, p.z, player:get_hp()}
-	end)
+	craftium_ma.agent_state({"x", "z", "hp"}))
 
 craftium_ma.register_on_reset(function(seed, options)
 	local rng = craftium_ma.rng()
-	opts = {rounds = number_option(options, "rounds", 5), hp = number_option(options, "spider_hp", 10),
-		damage = number_option(options, "spider_damage", 2), speed = number_option(options, "spider_speed", 2)}
+	opts = {rounds = number_option(options, "rounds", 5),
+		hp = number_option(options, "spider_hp", 10),
+		damage = number_option(options, "spider_damage", 2),
+		speed = number_option(options, "spider_speed", 2)}
 	core.set_timeofday(0.5)
 	spiders, round, finished, kills, dead = {}, 0, false, {}, {}
 	local test = options.layout == "test"

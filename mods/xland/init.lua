@@ -3,34 +3,29 @@
 -- Python draws the episode's world (craftium_ma/xland/world.py) and passes it as
 -- options.world, plain integer lists: the grid's walls, the objects, the agents'
 -- cells and directions, each agent's goal and the rules, in the encoding of
--- craftium_ma/xland/encoding.py (ids below are the same). This mod builds it,
--- plays the agents' actions one cell or 90 degrees at a time and applies the
--- rules and goals in the step their event happens.
+-- craftium_ma/xland/encoding.py (constants.lua holds its ids and sizes, generated
+-- from the Python). This mod builds it, plays the agents' actions one cell or 90
+-- degrees at a time and applies the rules and goals in the step their event
+-- happens.
 --
 -- Cell (x, z) of the grid is node (x, 1, z); the floor is at y = 0, walls fill
 -- y = 1 .. 2, objects stand at y = 1. Directions: 0 north (+z), 1 east (+x),
 -- 2 south (-z), 3 west (-x).
 
-local MAX_SIZE = 19  -- the largest grid (3 x 3 rooms of 5 cells), see world.py
+local C = dofile(core.get_modpath("xland") .. "/constants.lua")
+local MAX_SIZE = C.max_size  -- the largest grid (3 x 3 rooms of 5 cells)
 local WALL_HEIGHT = 2
 local PITCH = 30     -- agents look down at the cells ahead
 local EYE_HEIGHT = 1.2
 
--- ids of craftium_ma/xland/encoding.py
-local FLOOR, WALL, DOOR, PAD = 1, 2, 9, 10
-local SHAPES = {[3] = "cube", [4] = "ball", [5] = "pyramid", [6] = "hexagon", [7] = "star",
-	[8] = "key", [9] = "door", [10] = "pad"}
-local PICKABLE = {[3] = true, [4] = true, [5] = true, [6] = true, [7] = true, [8] = true}
-local KEY = 8
-local COLOURS = {
-	{"red", "#e02020"}, {"green", "#20b020"}, {"blue", "#2848f0"}, {"purple", "#a030d0"},
-	{"yellow", "#f0e020"}, {"grey", "#8c8c8c"}, {"white", "#f8f8f8"}, {"orange", "#ff8a10"},
-}
-local RULE = {AGENT_HOLD = 1, AGENT_NEAR = 2, TILE_NEAR = 3, TILE_NEAR_UP = 4, AGENT_NEAR_UP = 8}
-local GOAL = {AGENT_HOLD = 1, AGENT_ON_TILE = 2, AGENT_NEAR = 3, TILE_NEAR = 4,
-	TILE_ON_POSITION = 5, AGENT_ON_POSITION = 6, TILE_NEAR_UP = 7, AGENT_NEAR_UP = 11}
-local OFFSETS = {{0, 1}, {1, 0}, {0, -1}, {-1, 0}}  -- north, east, south, west
-local YAWS = {0, 270, 180, 90}                       -- craftium_ma.spawn's degrees per direction
+local FLOOR, WALL, DOOR, KEY = C.tile.FLOOR, C.tile.WALL, C.tile.DOOR, C.tile.KEY
+local RULE, GOAL = C.rule, C.goal
+local OFFSETS = C.offsets  -- per direction: north, east, south, west
+local YAWS = C.yaws        -- craftium_ma.spawn's degrees per direction
+
+-- How each object colour looks.
+local HEX = {red = "#e02020", green = "#20b020", blue = "#2848f0", purple = "#a030d0",
+	yellow = "#f0e020", grey = "#8c8c8c", white = "#f8f8f8", orange = "#ff8a10"}
 
 -- Shapes: node boxes on a cell, from the floor (y = -0.5) up.
 local BOXES = {
@@ -76,15 +71,17 @@ local function register_object(name, shape, colour, walkable)
 end
 
 local node_of = {}   -- tile * 16 + colour -> node name
-for tile, shape in pairs(SHAPES) do
-	for colour, def in ipairs(COLOURS) do
-		local name = "xland:" .. shape .. "_" .. def[1]
-		register_object(name, shape, def[2], tile ~= PAD)
+for _, tile in ipairs(C.object_shapes) do
+	for _, colour in ipairs(C.object_colours) do
+		local shape, colour_name = C.shape_name[tile], C.colour_name[colour]
+		local name = "xland:" .. shape .. "_" .. colour_name
+		register_object(name, shape, HEX[colour_name], not C.walkable[tile])
 		node_of[tile * 16 + colour] = name
 	end
 end
-for colour, def in ipairs(COLOURS) do
-	register_object("xland:door_open_" .. def[1], "door_open", def[2], false)
+for _, colour in ipairs(C.object_colours) do
+	local colour_name = C.colour_name[colour]
+	register_object("xland:door_open_" .. colour_name, "door_open", HEX[colour_name], false)
 end
 
 local function block(name, texture)
@@ -100,9 +97,6 @@ end
 -- the floor's cells have a darker rim, so a view shows the grid
 block("xland:floor", fill("#262626") .. "^[fill:14x14:1,1:#3a3a3a")
 block("xland:wall", fill("#6b5238") .. "^[fill:16x2:0,7:#58432e")
-
-local C_AIR = core.get_content_id("air")
-local C_WALL = core.get_content_id("xland:wall")
 
 craftium_ma.register_area({x = 0, y = 0, z = 0}, {x = MAX_SIZE - 1, y = WALL_HEIGHT + 1,
 	z = MAX_SIZE - 1}, function()
@@ -149,7 +143,7 @@ local function node_name(i)
 		return "air"
 	end
 	if obj[1] == DOOR and open[i] then
-		return "xland:door_open_" .. COLOURS[obj[2]][1]
+		return "xland:door_open_" .. C.colour_name[obj[2]]
 	end
 	return node_of[obj[1] * 16 + obj[2]]
 end
@@ -175,7 +169,7 @@ local function walkable(x, z)
 		return false
 	end
 	local obj = cell[index(x, z)]
-	return obj == nil or obj[1] == PAD or (obj[1] == DOOR and open[index(x, z)])
+	return obj == nil or C.walkable[obj[1]] or (obj[1] == DOOR and open[index(x, z)])
 end
 
 local function ahead(a)
@@ -214,7 +208,7 @@ end
 local function pick_up(a)
 	local x, z = ahead(a)
 	local obj = inside(x, z) and cell[index(x, z)]
-	if a.held or not obj or not PICKABLE[obj[1]] or agent_at(x, z) then
+	if a.held or not obj or not C.pickable[obj[1]] or agent_at(x, z) then
 		return
 	end
 	a.held = obj
@@ -267,7 +261,7 @@ end
 -- Rules -------------------------------------------------------------------------
 
 local function product(rule)
-	if rule[6] == FLOOR then
+	if rule[6] == C.vanish[1] and rule[7] == C.vanish[2] then
 		return nil  -- (floor, none): the inputs vanish
 	end
 	return {rule[6], rule[7]}
@@ -414,22 +408,16 @@ local function chunks(list, size)
 end
 
 local function build()
-	local vm = core.get_voxel_manip({x = 0, y = 0, z = 0},
-		{x = MAX_SIZE - 1, y = WALL_HEIGHT, z = MAX_SIZE - 1})
-	local emin, emax = vm:get_emerged_area()
-	local area = VoxelArea:new({MinEdge = emin, MaxEdge = emax})
-	local data = vm:get_data()
-	for x = 0, MAX_SIZE - 1 do
-		for z = 0, MAX_SIZE - 1 do
-			local i = index(x, z)
-			local obj = cell[i]
-			local c = wall[i] and C_WALL or (obj and core.get_content_id(node_name(i))) or C_AIR
-			data[area:index(x, 1, z)] = c
-			data[area:index(x, 2, z)] = wall[i] and C_WALL or C_AIR
+	local minp, maxp = {x = 0, y = 0, z = 0}, {x = MAX_SIZE - 1, y = WALL_HEIGHT, z = MAX_SIZE - 1}
+	craftium_ma.edit_nodes(minp, maxp, function(nodes)
+		for x = 0, MAX_SIZE - 1 do
+			for z = 0, MAX_SIZE - 1 do
+				local i = index(x, z)
+				nodes.set(x, 1, z, node_name(i))
+				nodes.set(x, 2, z, wall[i] and "xland:wall" or "air")
+			end
 		end
-	end
-	vm:set_data(data)
-	vm:write_to_map(true)
+	end)
 end
 
 local function load_world(world)
@@ -462,14 +450,14 @@ local function empty_world()
 			walls[#walls + 1] = (x == 0 or z == 0 or x == 10 or z == 10) and 1 or 0
 		end
 	end
-	local spots, goals = {}, {}
+	local spots, no_goals = {}, {}
 	for i in ipairs(craftium_ma.agents()) do
 		spots[#spots + 1], spots[#spots + 2], spots[#spots + 3] = i, 1, 0
 		for _ = 1, 5 do
-			goals[#goals + 1] = 0
+			no_goals[#no_goals + 1] = 0
 		end
 	end
-	return {width = 11, depth = 11, walls = walls, objects = {}, agents = spots, goals = goals,
+	return {width = 11, depth = 11, walls = walls, objects = {}, agents = spots, goals = no_goals,
 		rules = {}}
 end
 

@@ -7,17 +7,9 @@ local MIDDLE = {x = 6.5, y = 0.5, z = 8}
 local pinned = false  -- reset option pin_humans: humans stand still in front of agent_0
 
 -- built once; every reset restores it
-craftium_ma.register_area({x = 0, y = 0, z = 0}, {x = SIZE + 1, y = 4, z = SIZE + 1}, function()
-	local stone = {}
-	for x = 0, SIZE + 1 do
-		for z = 0, SIZE + 1 do
-			local wall = x == 0 or x == SIZE + 1 or z == 0 or z == SIZE + 1
-			for y = 0, wall and 3 or 0 do
-				stone[#stone + 1] = {x = x, y = y, z = z}
-			end
-		end
-	end
-	core.bulk_set_node(stone, {name = WALL})
+local MINP, MAXP = {x = 0, y = 0, z = 0}, {x = SIZE + 1, y = 4, z = SIZE + 1}
+craftium_ma.register_area(MINP, MAXP, function()
+	craftium_ma.walled_arena({minp = MINP, maxp = MAXP, floor = WALL, wall = WALL, wall_height = 3})
 end)
 
 -- the tests look for the human's body: no name tag above it
