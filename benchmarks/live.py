@@ -72,7 +72,8 @@ def measure(args) -> dict:
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--task", default="small_room")
     p.add_argument("--agents", type=int, default=2)
     p.add_argument("--obs-size", type=int, default=64)

@@ -34,8 +34,8 @@ def rss_mb(pid: int) -> float:
     return float("nan")
 
 
-def make_env(task: str, agents: int, frameskip: int = 1, obs_size: int = 64, pipelined: bool = False,
-             cpus=None):
+def make_env(task: str, agents: int, frameskip: int = 1, obs_size: int = 64,
+             pipelined: bool = False, cpus=None):
     return craftium_ma.parallel_env(task, num_agents=agents, frameskip=frameskip, obs_size=obs_size,
                                     max_cycles=10**9, pipelined=pipelined, cpus=cpus)
 
@@ -61,8 +61,8 @@ def engine_ceiling(task: str, agents: int, seconds: float, warmup: float = 4.0) 
             log = (processes.dir / f"{agent}.log.debug").read_text(errors="replace")
             counts = [int(c) for c in PROFILER_FRAMES.findall(log)]
             if len(counts) < intervals:
-                raise RuntimeError(f"the client of {agent} logged {len(counts)} profiler intervals, "
-                                   f"expected {intervals}")
+                raise RuntimeError(f"the client of {agent} logged {len(counts)} profiler "
+                                   f"intervals, expected {intervals}")
             fps.append(statistics.mean(counts[-intervals:]) / PROFILER_INTERVAL_S)
             renderer = renderer or next(iter(RENDERER.findall(log)), "unknown")
         pids = processes.pids

@@ -32,7 +32,8 @@ def configs(args) -> list[tuple[str, int, bool]]:
 
 
 def labels(r: dict) -> list[str]:
-    return [k[: -len("_agent_steps_per_s")] for k in r["throughput"][0] if k.endswith("_agent_steps_per_s")]
+    return [k[: -len("_agent_steps_per_s")] for k in r["throughput"][0]
+            if k.endswith("_agent_steps_per_s")]
 
 
 class Phases:
@@ -104,12 +105,14 @@ def run_vector(args, phases: Phases, results: dict | None = None) -> dict:
         phases.start("vector baseline: one env of 2 agents")
         single = measure.env_throughput(args.task, 2, 1, agent_steps)["agent_steps_per_s"]
     phases.start("vector baseline: one env of 2 agents, pinned to the CPUs (cpus=)")
-    pinned = measure.env_throughput(args.task, 2, 1, agent_steps, cpus=sorted(os.sched_getaffinity(0)))
+    pinned = measure.env_throughput(args.task, 2, 1, agent_steps,
+                                    cpus=sorted(os.sched_getaffinity(0)))
     supersuit = (results or {}).get("supersuit")
     if supersuit is None:
         phases.start("vector baseline: SuperSuit concat_vec_envs_v1, 2 envs x 2 agents")
         supersuit = measure.supersuit_throughput(args.task, 2, 2, 100 if quick else 1000)
-    phases.start("vector ceiling: 2 envs x 2 agents in 2 processes, each env on its share of the CPUs")
+    phases.start("vector ceiling: 2 envs x 2 agents in 2 processes, "
+                 "each env on its share of the CPUs")
     separate = measure.separate_envs_throughput(args.task, 2, 2, 2 if quick else 10)
     pools = []
     for m, affinity in [(m, True) for m in args.vector_envs] + [(2, False)]:
@@ -119,7 +122,8 @@ def run_vector(args, phases: Phases, results: dict | None = None) -> dict:
                                              batch_size=m // 2 if m > 1 else None))
     return {"single_env_agent_steps_per_s": single,
             "single_env_pinned_agent_steps_per_s": pinned["agent_steps_per_s"],
-            "single_env_pinned_thread_cpu_us_per_agent_step": pinned["thread_cpu_us_per_agent_step"],
+            "single_env_pinned_thread_cpu_us_per_agent_step":
+                pinned["thread_cpu_us_per_agent_step"],
             "supersuit_agent_steps_per_s": supersuit["agent_steps_per_s"],
             "separate_envs_agent_steps_per_s": separate["agent_steps_per_s"], "pools": pools}
 
@@ -144,9 +148,10 @@ def vector_markdown(v: dict) -> str:
     lines += ["", f"One env of 2 agents: {one:.0f} agent-steps/s; pinned (cpus= every CPU): "
               f"{pinned:.0f}, its main thread "
               f"{v['single_env_pinned_thread_cpu_us_per_agent_step']:.0f} us CPU per agent-step; "
-              f"SuperSuit concat_vec_envs_v1 (2 envs x 2 agents, 2 processes): {ss:.0f}; 2 envs x 2 "
-              f"agents in 2 processes, each env on its share of the CPUs (no pool, the machine's ceiling "
-              f"for 2 envs): {separate:.0f} ({separate / ss:.2f} x SuperSuit)", ""]
+              f"SuperSuit concat_vec_envs_v1 (2 envs x 2 agents, 2 processes): {ss:.0f}; "
+              f"2 envs x 2 agents in 2 processes, each env on its share of the CPUs "
+              f"(no pool, the machine's ceiling for 2 envs): {separate:.0f} "
+              f"({separate / ss:.2f} x SuperSuit)", ""]
     return "\n".join(lines)
 
 
@@ -157,7 +162,8 @@ def markdown(r: dict) -> str:
              f"Machine: {m['cores']} cores ({m['cpu']}), renderer {m.get('renderer', '?')}, "
              f"LP_NUM_THREADS={m['lp_num_threads']}, Python {r['python']}"
              + (" (quick run: short windows, figures are rough)" if r["quick"] else ""), "",
-             "fsN: frameskip N (strict steps, the default); pipelined_fsN: the same with `pipelined=True`.", "",
+             "fsN: frameskip N (strict steps, the default); "
+             "pipelined_fsN: the same with `pipelined=True`.", "",
              "| agents | engine ceiling frames/s | "
              + " | ".join(f"agent-steps/s {k} | efficiency {k}" for k in names) + " |",
              "| --- | --- | " + " | ".join("--- | ---" for _ in names) + " |"]
@@ -168,13 +174,15 @@ def markdown(r: dict) -> str:
     lines += ["", "| agents | cold start s | soft reset median ms | p95 ms | close s |",
               "| --- | --- | --- | --- | --- |"]
     for row in r["lifecycle"]:
-        lines.append(f"| {row['agents']} | {row['cold_start_s']:.2f} | {row['reset_median_ms']:.1f} "
-                     f"| {row['reset_p95_ms']:.1f} | {row['close_s']:.2f} |")
+        lines.append(f"| {row['agents']} | {row['cold_start_s']:.2f} "
+                     f"| {row['reset_median_ms']:.1f} | {row['reset_p95_ms']:.1f} "
+                     f"| {row['close_s']:.2f} |")
     mem = r["memory"]
     first, last = mem["samples"][1], mem["samples"][-1]
     lines += ["", f"Memory, {mem['agents']} agents, resident MB at step {first['step']} -> "
-              f"{last['step']}: server {first['server_mb']:.0f} -> {last['server_mb']:.0f}, clients "
-              + ", ".join(f"{a:.0f} -> {b:.0f}" for a, b in zip(first["clients_mb"], last["clients_mb"])),
+              f"{last['step']}: server {first['server_mb']:.0f} -> {last['server_mb']:.0f}, "
+              "clients " + ", ".join(f"{a:.0f} -> {b:.0f}"
+                                     for a, b in zip(first["clients_mb"], last["clients_mb"])),
               "", f"SuperSuit concat_vec_envs_v1 (2 envs x 2 agents, 2 processes): "
               f"{r['supersuit']['agent_steps_per_s']:.0f} agent-steps/s", "",
               "vector_env pool (docs/vector.md):", "", vector_markdown(r["vector"])]
@@ -189,7 +197,8 @@ def plot(r: dict, path: Path):
     rows = r["throughput"]
     n = [row["agents"] for row in rows]
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 4))
-    ax1.plot(n, [row["ceiling_frames_per_s"] for row in rows], "k-o", label="engine ceiling (frames/s)")
+    ax1.plot(n, [row["ceiling_frames_per_s"] for row in rows], "k-o",
+             label="engine ceiling (frames/s)")
     for k in labels(r):
         ax1.plot(n, [row[f"{k}_agent_steps_per_s"] for row in rows], "-o",
                  label=f"parallel_env {k} (agent-steps/s)")
@@ -202,15 +211,17 @@ def plot(r: dict, path: Path):
         ax.set_title(title)
         ax.legend(fontsize=8)
     ax2.set_ylim(0, 1.1)
-    fig.suptitle(f"{r['task']} {r['obs']}, {r['machine']['cores']} cores, {r['machine'].get('renderer', '')}",
-                 fontsize=9)
+    fig.suptitle(f"{r['task']} {r['obs']}, {r['machine']['cores']} cores, "
+                 f"{r['machine'].get('renderer', '')}", fontsize=9)
     fig.tight_layout()
     fig.savefig(path, dpi=80)
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--task", default="commons_harvest", help="a task that takes up to max(--agents) agents")
+    p = argparse.ArgumentParser(description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--task", default="commons_harvest",
+                   help="a task that takes up to max(--agents) agents")
     p.add_argument("--agents", type=int, nargs="+", default=[1, 2, 4, 8])
     p.add_argument("--frameskips", type=int, nargs="+", default=[1, 4])
     p.add_argument("--pipelined-frameskips", type=int, nargs="*", default=[1, 4],
@@ -229,9 +240,9 @@ def main(argv=None):
     args.out.mkdir(parents=True, exist_ok=True)
     if args.only == "vector":
         phases = Phases(len(args.vector_envs) + 5)
-        results = {"task": args.task, "machine": measure.machine(), "python": platform.python_version(),
-                   "date": time.strftime("%Y-%m-%d %H:%M"), "quick": args.quick,
-                   "vector": run_vector(args, phases)}
+        results = {"task": args.task, "machine": measure.machine(),
+                   "python": platform.python_version(), "date": time.strftime("%Y-%m-%d %H:%M"),
+                   "quick": args.quick, "vector": run_vector(args, phases)}
         phases.close()
         md = (f"# vector_env pool: {args.task}, 64x64 frames, {results['date']}, "
               f"{results['machine']['cores']} cores\n\n" + vector_markdown(results["vector"]))

@@ -62,7 +62,8 @@ def compare(old, new) -> int:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("builds", nargs="*", metavar="BUILD", help="the two builds to compare")
     p.add_argument("--steps", type=int, default=200)
     p.add_argument("--tasks", nargs="+", default=craftium_ma.tasks(), help="default: every task")
@@ -77,8 +78,8 @@ def main(argv=None) -> int:
         runs = []
         for i, build in enumerate(args.builds):
             out = str(Path(tmp) / f"{i}.npz")
-            run = subprocess.run([sys.executable, __file__, "--record", out, "--steps", str(args.steps),
-                                  "--tasks", *args.tasks],
+            run = subprocess.run([sys.executable, __file__, "--record", out,
+                                  "--steps", str(args.steps), "--tasks", *args.tasks],
                                  env={**os.environ, "CRAFTIUM_MA_ENGINE": build})
             if run.returncode:
                 print(f"the episodes with {build} failed (see above)")

@@ -48,13 +48,14 @@ def run(quick: bool) -> dict:
                      "rules_shape": list(bench.rules.shape),
                      "init_tiles_shape": list(bench.init_tiles.shape)})
         print(json.dumps(rows[-1]), file=sys.stderr)
-    return {"machine": measure.machine_with_load(), "quick": quick, "date": time.strftime("%Y-%m-%d %H:%M"),
-            "rows": rows}
+    return {"machine": measure.machine_with_load(), "quick": quick,
+            "date": time.strftime("%Y-%m-%d %H:%M"), "rows": rows}
 
 
 def markdown(results: dict) -> str:
     lines = [measure.machine_line(results), "",
-             "| benchmark | rulesets | generate (s) | save (s) | load (s) | file (MiB) | rules | init tiles |",
+             "| benchmark | rulesets | generate (s) | save (s) | load (s) | file (MiB) "
+             "| rules | init tiles |",
              "| --- | ---: | ---: | ---: | ---: | ---: | --- | --- |"]
     for r in results["rows"]:
         lines.append(f"| `{r['benchmark']}` | {r['rulesets']:,} | {r['generate_s']:.1f} | "

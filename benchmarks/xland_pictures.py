@@ -92,7 +92,8 @@ def views_picture(out: Path) -> None:
             obs, infos = env.reset(seed=rooms, options={"rooms": rooms})
             frames = [Image.fromarray(obs[a]).resize((128, 128), Image.NEAREST)
                       for a in env.possible_agents]
-            rows.append([label(f, f"{rooms} rooms, {a}") for f, a in zip(frames, env.possible_agents)])
+            rows.append([label(f, f"{rooms} rooms, {a}")
+                         for f, a in zip(frames, env.possible_agents)])
     finally:
         env.close()
     cell_w, cell_h = rows[0][0].size

@@ -110,7 +110,8 @@ def markdown(results: dict) -> str:
     for r in results["reset"]:
         lines.append(f"| {r['agents']} | {r['resets']} | {r['median_ms']:.1f} | "
                      f"{r['p90_ms']:.1f} | {r['max_ms']:.1f} |")
-    lines += ["", "| agents | env steps | agent-steps/s | env steps/s |", "| ---: | ---: | ---: | ---: |"]
+    lines += ["", "| agents | env steps | agent-steps/s | env steps/s |",
+              "| ---: | ---: | ---: | ---: |"]
     for r in results["steps"]:
         lines.append(f"| {r['agents']} | {r['env_steps']} | {r['agent_steps_per_s']:.0f} | "
                      f"{r['env_steps_per_s']:.0f} |")

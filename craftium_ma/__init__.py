@@ -9,9 +9,9 @@ from .runner import Runner, Snapshot
 from .tasks import TaskError, tasks
 from .vector import CraftiumVectorEnv, vector_env
 
-__all__ = ["CraftiumParallelEnv", "CraftiumVectorEnv", "EngineError", "EngineNotBuiltError", "Event",
-           "EventBus", "Runner", "Snapshot", "TaskError", "env", "env_class", "parallel_env",
-           "raw_env", "replay", "tasks", "vector_env"]
+__all__ = ["CraftiumParallelEnv", "CraftiumVectorEnv", "EngineError", "EngineNotBuiltError",
+           "Event", "EventBus", "Runner", "Snapshot", "TaskError", "env", "env_class",
+           "parallel_env", "raw_env", "replay", "tasks", "vector_env"]
 __version__ = "0.1.0"
 
 

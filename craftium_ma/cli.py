@@ -118,11 +118,15 @@ def parser() -> argparse.ArgumentParser:
     engine_commands.add_parser(
         "build", help="build it into the user cache (once; about 9 minutes cold on 2 cores)"
     ).set_defaults(run=engine_build)
-    engine_commands.add_parser("path", help="print the build's directory").set_defaults(run=engine_path)
+    engine_commands.add_parser(
+        "path", help="print the build's directory"
+    ).set_defaults(run=engine_path)
     commands.add_parser(
         "doctor", help="what is installed and what is missing"
     ).set_defaults(run=lambda args: doctor.main())
-    commands.add_parser("list", aliases=["tasks"], help="the shipped tasks").set_defaults(run=list_tasks)
+    commands.add_parser(
+        "list", aliases=["tasks"], help="the shipped tasks"
+    ).set_defaults(run=list_tasks)
     create = commands.add_parser("new-task", help="write a working task folder to edit")
     create.add_argument("name")
     create.add_argument("--dir", default=".", help="folder to create it in (default: here)")

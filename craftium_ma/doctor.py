@@ -1,4 +1,4 @@
-"""`craftium-ma doctor`: what is installed and what is missing, each gap with the command that fills it."""
+"""`craftium-ma doctor`: what is installed and what is missing, each gap with its fix command."""
 
 from __future__ import annotations
 
@@ -46,7 +46,8 @@ def gl_renderer(build: EngineBuild, timeout: float = PROBE_TIMEOUT_S) -> str:
                    MINETEST_GAME_PATH=str(build.games))
         client = subprocess.Popen([str(build.binary), "--config", str(conf), "--logfile", str(log)],
                                   stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                  stderr=subprocess.STDOUT, env=env, cwd=tmp, start_new_session=True)
+                                  stderr=subprocess.STDOUT, env=env, cwd=tmp,
+                                  start_new_session=True)
         try:
             deadline = time.monotonic() + timeout
             while time.monotonic() < deadline:
@@ -82,7 +83,7 @@ def gpus() -> list[str]:
 
 
 def missing_extras() -> dict[str, list[str]]:
-    """For each optional extra of craftium-ma, its requirements not installed (at the pinned version)."""
+    """Per optional extra of craftium-ma: its requirements not installed (at the pinned version)."""
     requirements = [Requirement(r) for r in metadata.requires(DISTRIBUTION) or []]
     extras = metadata.metadata(DISTRIBUTION).get_all("Provides-Extra") or []
 
@@ -157,14 +158,16 @@ def main() -> int:
             source, fix = "$CRAFTIUM_MA_ENGINE", "unset CRAFTIUM_MA_ENGINE"
         else:
             source, fix = "engine/current", BUILD_FIX + " (it points engine/current at its build)"
-        report("warning", "engine used", f"{engine.root} (from {source}), not this package's build", fix)
+        report("warning", "engine used",
+               f"{engine.root} (from {source}), not this package's build", fix)
 
     games = cache_dir() / "games" / "minetest_game"
     report("ok" if (games / "game.conf").is_file() else "missing", "game data",
            f"minetest_game in {games.parent}", "" if (games / "game.conf").is_file() else BUILD_FIX)
 
     egl = ctypes.util.find_library("EGL")
-    report("ok" if egl else "missing", "EGL", egl or "no libEGL (the clients render offscreen through it)",
+    report("ok" if egl else "missing", "EGL",
+           egl or "no libEGL (the clients render offscreen through it)",
            "" if egl else "apt-get install libegl1 libegl-mesa0 libgl1-mesa-dri")
     found = gpus()
     report("ok" if found else "info", "GPU", ", ".join(found) if found else
@@ -175,7 +178,8 @@ def main() -> int:
         except (RuntimeError, TimeoutError, OSError) as e:
             report("missing", "GL renderer", str(e), "apt-get install libgl1-mesa-dri libegl-mesa0")
     else:
-        report("missing", "GL renderer", "not checked: it takes a client of the engine build", BUILD_FIX)
+        report("missing", "GL renderer", "not checked: it takes a client of the engine build",
+               BUILD_FIX)
 
     if RMEM_MAX.is_file():
         rmem_max = int(RMEM_MAX.read_text())
@@ -188,7 +192,8 @@ def main() -> int:
     try:
         extras = missing_extras()
     except metadata.PackageNotFoundError:
-        report("missing", "Python extras", f"{DISTRIBUTION} is not installed (imported from {PACKAGE})",
+        report("missing", "Python extras",
+               f"{DISTRIBUTION} is not installed (imported from {PACKAGE})",
                f'pip install -e "{PACKAGE.parent}"')
         extras = {}
     for extra, missing in extras.items():

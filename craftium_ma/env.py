@@ -69,7 +69,8 @@ class CraftiumParallelEnv(ParallelEnv):
                                        else max_cycles)
         self.frameskip = positive_int("frameskip", frameskip)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode {render_mode!r} is not one of {self.metadata['render_modes']}")
+            raise ValueError(f"render_mode {render_mode!r} is not one of "
+                             f"{self.metadata['render_modes']}")
         if action_space not in ("discrete", "full"):
             raise ValueError(f"action_space must be 'discrete' or 'full', got {action_space!r}")
         self.obs_size = frame_size(t.obs_size if obs_size is None else obs_size)
@@ -268,7 +269,8 @@ class CraftiumParallelEnv(ParallelEnv):
             return {}
         unknown = set(actions) - set(self.possible_agents)
         if unknown:
-            raise ValueError(f"actions for unknown agents {sorted(unknown)}; agents are {self.possible_agents}")
+            raise ValueError(f"actions for unknown agents {sorted(unknown)}; "
+                             f"agents are {self.possible_agents}")
         missing = [a for a in self.agents if a not in actions]
         if missing:
             raise ValueError(f"no action for live agents {missing}")

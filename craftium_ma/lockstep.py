@@ -150,7 +150,8 @@ class LockstepSession:
             if time.monotonic() > deadline:
                 missing = sorted(set(self._agents) - joined)
                 raise TimeoutError(f"agents {missing} did not join the server within "
-                                   f"{self.config.timeout:.0f} s:\n{self._processes.log_tail(missing[0])}")
+                                   f"{self.config.timeout:.0f} s:\n"
+                                   f"{self._processes.log_tail(missing[0])}")
             self._processes.check_alive()
             time.sleep(0.02)
 
@@ -168,7 +169,8 @@ class LockstepSession:
         if self._context is None:
             raise RuntimeError("the engine session is closed")
         if self.fault is not None:
-            raise RuntimeError(f"the engine session broke in an earlier call ({self.fault.splitlines()[0]}); "
+            raise RuntimeError("the engine session broke in an earlier call "
+                               f"({self.fault.splitlines()[0]}); "
                                "start a new one (env.reset() does)")
 
     @_breaks_on_failure

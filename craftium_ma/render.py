@@ -88,7 +88,8 @@ class Window:
     def show(self, picture: np.ndarray):
         if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
             if not self._warned:
-                gymnasium.logger.warn("render_mode='human' needs a display; none found, not showing")
+                gymnasium.logger.warn("render_mode='human' needs a display; "
+                                      "none found, not showing")
                 self._warned = True
             return
         try:

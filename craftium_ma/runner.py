@@ -13,7 +13,7 @@ import numbers
 import threading
 import time
 from dataclasses import asdict, dataclass, field
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 
@@ -241,7 +241,8 @@ class Runner:
             return
         deadline = None if timeout is None else time.monotonic() + timeout
         while not done() and self._thread is not None:
-            left = WAIT_POLL_S if deadline is None else min(WAIT_POLL_S, deadline - time.monotonic())
+            left = (WAIT_POLL_S if deadline is None
+                    else min(WAIT_POLL_S, deadline - time.monotonic()))
             if left <= 0:
                 raise TimeoutError(f"the runner did not reach a step boundary in {timeout} s")
             self._cond.wait(left)
@@ -267,7 +268,8 @@ class Runner:
             observations, infos = self._reset(self.seed)
             with self._cond:
                 self._status = "running"
-            self.bus.publish("run_started", task=self.env.task.id, agents=list(self.env.possible_agents),
+            self.bus.publish("run_started", task=self.env.task.id,
+                             agents=list(self.env.possible_agents),
                              humans=list(self.env.humans), tick_rate=self._tick_rate,
                              max_steps=max_steps, episodes=episodes)
             while reason is None:

@@ -53,7 +53,8 @@ class CraftiumVectorEnv(gymnasium.vector.VectorEnv):
         num_envs = positive_int("num_envs (environments in the pool)", num_envs)
         batch_size = num_envs if batch_size is None else batch_size
         if not is_int(batch_size) or not 1 <= batch_size <= num_envs:
-            raise ValueError(f"batch_size must be an int in 1..num_envs={num_envs}, got {batch_size!r}")
+            raise ValueError(f"batch_size must be an int in 1..num_envs={num_envs}, "
+                             f"got {batch_size!r}")
         if "cpus" in env_kwargs:
             raise ValueError("the pool pins its envs itself: give it cpu_affinity= (True, False "
                              "or the CPUs to share out), not cpus=")
@@ -221,7 +222,8 @@ class CraftiumVectorEnv(gymnasium.vector.VectorEnv):
         self._unwatch(e)  # the reset thread uses the sockets (and may replace them)
         self._flight[e] = "reset"
         self._ended[e] = False
-        future = self._resets[e] = self._threads.submit(self._reset_env, self.envs[e], seed, options)
+        future = self._resets[e] = self._threads.submit(self._reset_env, self.envs[e], seed,
+                                                         options)
         future.add_done_callback(self._wake)  # called once the future is done
 
     def _wake(self, _future):

@@ -77,7 +77,8 @@ def main():
             hint = ("" if os.environ.get("RAY_AUTH_MODE") else
                     "; if the cluster uses token authentication, set RAY_AUTH_MODE=token "
                     "(and the token: ~/.ray/auth_token or RAY_AUTH_TOKEN)")
-            raise SystemExit(f"could not connect to the Ray cluster at {args.address}: {e}{hint}")
+            raise SystemExit(f"could not connect to the Ray cluster at {args.address}: "
+                             f"{e}{hint}") from None
     else:
         # address="local": a new Ray even where `ray start` left one running
         ray.init(address="local", num_cpus=args.num_cpus or max(2, args.num_env_runners),

@@ -37,7 +37,8 @@ def test_quick_benchmark_writes_complete_results(tmp_path):
         assert 0 < row["reset_median_ms"] <= row["reset_p95_ms"]
         assert row["cold_start_s"] > 0 and row["close_s"] > 0
     samples = r["memory"]["samples"]
-    assert len(samples) >= 3 and all(s["server_mb"] > 0 and len(s["clients_mb"]) == 2 for s in samples)
+    assert len(samples) >= 3 and all(s["server_mb"] > 0 and len(s["clients_mb"]) == 2
+                                     for s in samples)
     assert r["supersuit"]["slots"] == 4 and r["supersuit"]["agent_steps_per_s"] > 0
     vector = r["vector"]
     assert vector["single_env_agent_steps_per_s"] == r["throughput"][1]["fs1_agent_steps_per_s"]

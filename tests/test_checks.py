@@ -84,8 +84,8 @@ def test_an_action_outside_the_space_says_what_is_wrong():
 
 def manifest_folder(tmp_path, extra: str, name="mine") -> Path:
     folder = new_task(name, tmp_path)
-    (folder / "task.toml").write_text((folder / "task.toml").read_text()
-                                      .replace("max_cycles = 300\n", f"max_cycles = 300\n{extra}\n"))
+    (folder / "task.toml").write_text((folder / "task.toml").read_text().replace(
+        "max_cycles = 300\n", f"max_cycles = 300\n{extra}\n"))
     return folder
 
 

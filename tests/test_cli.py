@@ -15,12 +15,14 @@ def craftium_ma(*argv, **env):
 def test_new_task_refuses_a_bad_or_taken_name_in_one_line(tmp_path):
     bad = craftium_ma("new-task", "My Task", "--dir", tmp_path)
     assert bad.returncode == 2 and bad.stdout == ""
-    assert bad.stderr.startswith("craftium-ma: error: task name 'My Task'") and bad.stderr.count("\n") == 1
+    assert (bad.stderr.startswith("craftium-ma: error: task name 'My Task'")
+            and bad.stderr.count("\n") == 1)
     assert craftium_ma("new-task", "taken", "--dir", tmp_path).returncode == 0
     taken = craftium_ma("new-task", "taken", "--dir", tmp_path)
     assert taken.returncode == 2 and "exists" in taken.stderr and taken.stderr.count("\n") == 1
     bridge = craftium_ma("new-task", "craftium_ma", "--dir", tmp_path)
-    assert bridge.returncode == 2 and "bridge mod" in bridge.stderr and bridge.stderr.count("\n") == 1
+    assert (bridge.returncode == 2 and "bridge mod" in bridge.stderr
+            and bridge.stderr.count("\n") == 1)
 
 
 def test_without_an_engine_build_doctor_and_engine_path_say_how_to_build(tmp_path):
@@ -45,4 +47,5 @@ def test_tasks_is_list():
     listed, aliased = craftium_ma("list"), craftium_ma("tasks")
     assert listed.returncode == 0 and listed.stdout == aliased.stdout
     assert listed.stdout.splitlines()[0].split() == ["task", "agents", "kind", "description"]
-    assert any(line.split()[:3] == ["duel", "2", "competitive,"] for line in listed.stdout.splitlines())
+    assert any(line.split()[:3] == ["duel", "2", "competitive,"]
+               for line in listed.stdout.splitlines())

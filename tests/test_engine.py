@@ -181,7 +181,8 @@ def run_episode(seed, pipelined=False):
         trace = []
         rng = np.random.default_rng(seed)
         for _ in range(30):
-            actions = {a: AgentAction(keys=int(rng.integers(0, 1 << 10)), dx=float(rng.uniform(-1, 1)))
+            actions = {a: AgentAction(keys=int(rng.integers(0, 1 << 10)),
+                                      dx=float(rng.uniform(-1, 1)))
                        for a in AGENTS}
             obs, result = s.step(actions)
             trace.append([(obs[a].position, result["agents"][a]["reward"]) for a in AGENTS])
@@ -247,8 +248,9 @@ def join_attempt(processes, name, password):
     (directory / "password").write_text(password)
     log = directory / "debug.txt"
     proc = subprocess.Popen(
-        [str(find_engine().binary), "--go", "--address", "127.0.0.1", "--port", str(processes._port),
-         "--name", name, "--password-file", str(directory / "password"),
+        [str(find_engine().binary), "--go", "--address", "127.0.0.1",
+         "--port", str(processes._port), "--name", name,
+         "--password-file", str(directory / "password"),
          "--config", str(directory / "client.conf"), "--logfile", str(log)],
         env=dict(os.environ, SDL_VIDEODRIVER="offscreen", MINETEST_USER_PATH=str(directory)),
         cwd=directory,

@@ -99,7 +99,8 @@ def test_a_log_replays_the_same_events_in_order(tmp_path):
                  bus.publish("run_ended", reason="max_steps")]
     log.close()
     replayed = list(craftium_ma.replay(path))
-    assert [(e.seq, e.type, e.time) for e in replayed] == [(e.seq, e.type, e.time) for e in published]
+    assert ([(e.seq, e.type, e.time) for e in replayed]
+            == [(e.seq, e.type, e.time) for e in published])
     assert replayed[1].data == {"step": 1, "rewards": {"agent_0": -1.0}, "position": [1.5, 0.5]}
     assert replayed[2].data == {"from": "alice", "to": None, "text": "hi", "step": 1}
 

@@ -54,7 +54,8 @@ def test_humans_option_names_players_and_rejects_bad_names():
                                               "score": 0.0, "connected": False}}
     with pytest.raises(RuntimeError, match=r"human_login\(\) before reset\(\)"):
         env.human_login("human_0")
-    with pytest.raises(ValueError, match="'alice' is not a human of this env; its humans are human_0"):
+    with pytest.raises(ValueError,
+                       match="'alice' is not a human of this env; its humans are human_0"):
         env.human_login("alice")
     with pytest.raises(ValueError, match="bind_address must be an IP address"):
         craftium_ma.parallel_env(task_dir=TASK, bind_address="localhost")

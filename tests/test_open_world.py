@@ -34,7 +34,8 @@ def dig(env, steps):
 @pytest.mark.engine
 def test_the_world_template_fixes_the_terrain(env):
     assert env.task.world_template.name == "open_world"
-    assert (env.task.world_template / "map_meta.txt").read_text().startswith("mg_name = v7\nseed = 31\n")
+    assert (env.task.world_template / "map_meta.txt").read_text().startswith(
+        "mg_name = v7\nseed = 31\n")
 
 
 def test_a_manifest_naming_a_missing_world_template_is_refused(tmp_path):

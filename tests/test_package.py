@@ -22,7 +22,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-SHIPPED = ["craftium_ma/_data/mods/craftium_ma/init.lua", "craftium_ma/_data/mods/small_room/task.toml",
+SHIPPED = ["craftium_ma/_data/mods/craftium_ma/init.lua",
+           "craftium_ma/_data/mods/small_room/task.toml",
            "craftium_ma/_data/worlds/open_world/map_meta.txt",
            "craftium_ma/_data/engine/build.sh", "craftium_ma/templates/task/task.toml.in"]
 
@@ -35,7 +36,8 @@ BUILD = ("import sys, warnings, setuptools.warnings as w; "
 
 
 def run(*argv, **kwargs):
-    return subprocess.run([str(a) for a in argv], capture_output=True, text=True, timeout=300, **kwargs)
+    return subprocess.run([str(a) for a in argv], capture_output=True, text=True, timeout=300,
+                          **kwargs)
 
 
 @pytest.fixture(scope="module")
@@ -69,7 +71,8 @@ def installed(tmp_path_factory):
     assert pip.returncode == 0, pip.stderr
     site = run(python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])")
     deps = {sysconfig.get_paths()[k] for k in ("purelib", "platlib")}
-    Path(site.stdout.strip(), "_craftium_ma_test_deps.pth").write_text("\n".join(sorted(deps)) + "\n")
+    Path(site.stdout.strip(), "_craftium_ma_test_deps.pth").write_text(
+        "\n".join(sorted(deps)) + "\n")
     outside = tmp / "elsewhere"
     outside.mkdir()
     return venv, outside, wheel
@@ -180,5 +183,6 @@ def test_two_tasks_play_ten_steps_from_the_installed_package(installed):
     result = json.loads(played.stdout)
     assert result["small_room"]["steps"] == result["duel"]["steps"] == 10
     # -1 a step to each agent until it touches the block; duel: +-1 a hit, 0 otherwise
-    assert -1.0 in result["small_room"]["rewards"] and set(result["small_room"]["rewards"]) <= {-1.0, 0.0}
+    assert (-1.0 in result["small_room"]["rewards"]
+            and set(result["small_room"]["rewards"]) <= {-1.0, 0.0})
     assert set(result["duel"]["rewards"]) <= {-1.0, 0.0, 1.0}

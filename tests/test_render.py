@@ -20,7 +20,8 @@ def test_a_last_row_that_is_not_full_is_centred_with_no_empty_tile():
     assert picture.shape == (32, 32, 3)
     bottom = picture[16:, :, 0]
     assert (bottom[:, 8:24] == 30).all()  # the third frame, centred
-    assert (bottom[:, :8] == render.BACKGROUND).all() and (bottom[:, 24:] == render.BACKGROUND).all()
+    assert ((bottom[:, :8] == render.BACKGROUND).all()
+            and (bottom[:, 24:] == render.BACKGROUND).all())
     assert not (picture == 0).all(axis=2).any()  # no black filler anywhere
 
 

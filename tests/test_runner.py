@@ -236,7 +236,8 @@ def test_tick_rate_controls_and_bad_arguments_name_what_was_wrong():
         craftium_ma.Runner(env, 3)
     with pytest.raises(ValueError, match="max_steps must be None or a positive int"):
         runner.run(max_steps=0)
-    with pytest.raises(ValueError, match=r"n \(the number of steps\) must be a positive int, got 0"):
+    with pytest.raises(ValueError,
+                       match=r"n \(the number of steps\) must be a positive int, got 0"):
         runner.step(0)
     with pytest.raises(ValueError, match="chat to unknown agent 'agent_7'"):
         runner.post_chat("hi", to="agent_7")

@@ -21,7 +21,8 @@ def make_vec_env(base_class, wrappers=()):
 @pytest.mark.parametrize("base_class", ["gymnasium", "stable_baselines3"])
 def test_concat_vec_envs_runs_200_steps(base_class):
     if base_class == "stable_baselines3":
-        pytest.importorskip("stable_baselines3", reason="install the test extra: pip install -e .[test]")
+        pytest.importorskip("stable_baselines3",
+                            reason="install the test extra: pip install -e .[test]")
     vec = make_vec_env(base_class)
     try:
         # SB3's VecEnv.reset() takes no seed and returns only observations

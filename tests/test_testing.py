@@ -24,7 +24,8 @@ class Toy(ParallelEnv):
         self.noise, self.ignores_seed, self.remembers = noise, ignores_seed, remembers
         self.max_cycles, self.episodes = max_cycles, 0
         self.state_space = spaces.Box(-np.inf, np.inf, (2,), np.float32)
-        self._observation_space, self._action_space = spaces.Box(0, 255, (4,), np.uint8), spaces.Discrete(3)
+        self._observation_space = spaces.Box(0, 255, (4,), np.uint8)
+        self._action_space = spaces.Discrete(3)
 
     def observation_space(self, agent):
         return self._observation_space

@@ -1,9 +1,7 @@
-"""TorchRL's PettingZooWrapper over an unmodified craftium_ma.parallel_env, on real engine processes."""
+"""TorchRL's PettingZooWrapper over an unmodified craftium_ma.parallel_env, on real engines."""
 
 import pytest
 import torch
-from torchrl.collectors import Collector, RandomPolicy
-from torchrl.envs import PettingZooWrapper
 
 import craftium_ma
 
@@ -13,6 +11,9 @@ FRAMES = 8  # per batch; episodes of 5 steps end inside each batch
 
 
 def test_a_random_policy_collects_two_batches():
+    from torchrl.collectors import Collector, RandomPolicy
+    from torchrl.envs import PettingZooWrapper
+
     torch.manual_seed(0)
     env = PettingZooWrapper(craftium_ma.parallel_env("small_room", num_agents=2, max_cycles=5),
                             return_state=True)

@@ -78,7 +78,8 @@ def lua_error_of(folder, steps=0, **kwargs) -> str:
     ('craftium_ma.add_reward("agent_0", "lots")',
      "craftium_ma.add_reward: the reward must be a number, got string lots"),
     ('craftium_ma.set_info("agent_0", "seen", {x = 1})',
-     "craftium_ma.set_info: 'seen' must be a flat array of numbers, got a table with the string key x holding a number"),
+     "craftium_ma.set_info: 'seen' must be a flat array of numbers, "
+     "got a table with the string key x holding a number"),
     ('craftium_ma.set_info("agent_0", "seen", print)',
      "craftium_ma.set_info: 'seen' must be a number, string, boolean or flat array of numbers, "
      "got function"),
@@ -166,7 +167,8 @@ def test_the_scaffolds_generated_test_passes(tmp_path):
 
 
 TUTORIAL = Path(__file__).resolve().parent.parent / "docs" / "tutorial.md"
-EDIT = re.compile(r"in\s+`([\w.]+)`,?\s+replace\n\n```\w+\n(.*?)```\n\nwith\n\n```\w+\n(.*?)```", re.S)
+EDIT = re.compile(r"in\s+`([\w.]+)`,?\s+replace\n\n```\w+\n(.*?)```"
+                  r"\n\nwith\n\n```\w+\n(.*?)```", re.S)
 
 
 @pytest.mark.engine

@@ -51,7 +51,8 @@ def sync_streams(pool: CraftiumVectorEnv, steps: int = STEPS) -> list[list[dict]
     """Each env's records: the reset's, then one per step(), with actions_of()."""
     m = len(pool.envs)
     obs, infos = pool.reset()
-    streams = [[rows_of((obs, np.zeros(2 * m), np.zeros(2 * m, bool), np.zeros(2 * m, bool), infos), e)]
+    streams = [[rows_of((obs, np.zeros(2 * m), np.zeros(2 * m, bool), np.zeros(2 * m, bool),
+                         infos), e)]
                for e in range(m)]
     n_actions = pool.single_action_space.n
     for t in range(steps):
@@ -225,7 +226,8 @@ def test_a_lua_error_in_one_env_is_seen_at_once_and_the_others_go_on(tmp_path):
     """The pool does not watch the server's socket in a strict step (its reply comes
     before the frames), yet a Lua error in a tick, where no frame follows, is seen
     within a poll slice, not at the agents' timeout."""
-    pool = craftium_ma.vector_env(None, 2, seed=0, task_dir=write_lua_error_task(tmp_path), num_agents=1, timeout=20)
+    pool = craftium_ma.vector_env(None, 2, seed=0, task_dir=write_lua_error_task(tmp_path),
+                                  num_agents=1, timeout=20)
     try:
         pool.reset()
         pool.reset(options={"reset_mask": np.array([False, True]), "fail_at": 2})
@@ -238,7 +240,8 @@ def test_a_lua_error_in_one_env_is_seen_at_once_and_the_others_go_on(tmp_path):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # env.reset's note of the restart
             _, _, _, truncs, infos = pool.step(np.zeros(2, np.int64))
-        assert truncs.tolist() == [False, False] and infos["engine_restarted"].tolist() == [False, True]
+        assert (truncs.tolist() == [False, False]
+                and infos["engine_restarted"].tolist() == [False, True])
     finally:
         pool.close()
 

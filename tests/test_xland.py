@@ -90,7 +90,8 @@ def all_rulesets(bench):
 @pytest.mark.parametrize("make, message", [
     (lambda: Ruleset(goal(1, RED_BALL)[:4], [], []), r"goal has shape \(4,\)"),
     (lambda: Ruleset(goal(15, RED_BALL), [], []), "unknown goal id 15"),
-    (lambda: Ruleset(goal(1, RED_BALL), [rule(12, RED_BALL)], []), r"rules\[0\]: unknown rule id 12"),
+    (lambda: Ruleset(goal(1, RED_BALL), [rule(12, RED_BALL)], []),
+     r"rules\[0\]: unknown rule id 12"),
     (lambda: Ruleset(goal(1, RED_DOOR), [], []), r"\(door, red\) cannot be picked up"),
     (lambda: Ruleset(goal(2, RED_BALL), [], []), r"\(ball, red\) cannot be stood on"),
     (lambda: Ruleset(goal(1, (11, 1)), [], []), "unknown tile 11"),
@@ -134,8 +135,9 @@ def test_valid_rulesets_of_every_id():
 def test_mission_text():
     assert mission(Ruleset(goal(4, RED_BALL, BLUE_PYRAMID), [], [])) == \
         "put the red ball next to the blue pyramid"
-    assert mission(Ruleset(goal(1, GREEN_KEY), [rule(1, (Tile.KEY, Colour.ORANGE), c=GREEN_KEY),
-                                                rule(0), rule(3, RED_DOOR, RED_BALL, VANISH)], [])) \
+    rules = [rule(1, (Tile.KEY, Colour.ORANGE), c=GREEN_KEY), rule(0),
+             rule(3, RED_DOOR, RED_BALL, VANISH)]
+    assert mission(Ruleset(goal(1, GREEN_KEY), rules, [])) \
         == ("pick up the green key; rules: an orange key you hold becomes a green key; "
             "a red door and a red ball next to each other disappear")
     assert mission(Ruleset(goal(9, RED_BALL, BLUE_PYRAMID), [], [])) == \
@@ -368,5 +370,6 @@ def test_benchmark_checks_its_arrays(levels):
 
 def test_registered_benchmarks():
     names = registered_benchmarks()
-    assert [n for n in names if not n.startswith("trivial-")] == ["small-1m", "medium-1m", "high-1m"]
+    assert ([n for n in names if not n.startswith("trivial-")]
+            == ["small-1m", "medium-1m", "high-1m"])
     assert all(size == 1_000_000 for level, size in names.values() if level != "trivial")

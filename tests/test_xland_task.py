@@ -100,7 +100,8 @@ GOAL_CASES = {
     "tile_on_position": (goal(5, RED_BALL, (2, 3)), [RED_BALL, BLUE_CUBE], PUT_NEXT_TO_CUBE[1]),
     "agent_on_position": (goal(6, (2, 2)), [RED_BALL], [RIGHT, FORWARD, LEFT, FORWARD]),
     **{f"tile_near_{way}": (goal(7 + d, RED_BALL, BLUE_CUBE), [RED_BALL, BLUE_CUBE],
-                            PUT_NEXT_TO_CUBE[d]) for d, way in enumerate(("up", "right", "down", "left"))},
+                            PUT_NEXT_TO_CUBE[d])
+       for d, way in enumerate(("up", "right", "down", "left"))},
     **{f"agent_near_{way}": (goal(11 + d, RED_BALL), [GREY_PAD, RED_BALL], WALK_NEXT_TO_BALL[d])
        for d, way in enumerate(("up", "right", "down", "left"))},
 }

@@ -1,1 +1,1 @@
-"""One versioned module per shipped task, in PettingZoo's style: env(), parallel_env(), raw_env()."""
+"""One versioned module per shipped task, PettingZoo style: env(), parallel_env(), raw_env()."""

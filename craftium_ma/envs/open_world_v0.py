@@ -1,4 +1,4 @@
-"""open_world: +1 for each wood or stone node an agent digs in generated terrain (mods/open_world/task.toml)."""
+"""open_world: +1 a wood or stone node dug in generated terrain (mods/open_world/task.toml)."""
 
 from craftium_ma.make import task_module
 

@@ -1,4 +1,4 @@
-"""pressure_plates: hold both plates at once to open the door to the goal room (mods/pressure_plates/task.toml)."""
+"""pressure_plates: both plates held at once open the goal room (mods/pressure_plates/task.toml)."""
 
 from craftium_ma.make import task_module
 

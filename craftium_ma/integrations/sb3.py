@@ -87,7 +87,8 @@ class CraftiumSB3VecEnv(VecEnv):
             setattr(env, attr_name, value)
 
     def env_method(self, method_name, *method_args, indices=None, **method_kwargs):
-        return [getattr(env, method_name)(*method_args, **method_kwargs) for env in self._envs(indices)]
+        return [getattr(env, method_name)(*method_args, **method_kwargs)
+                for env in self._envs(indices)]
 
     def env_is_wrapped(self, wrapper_class, indices=None):
         return [False] * len(self._get_indices(indices))

@@ -227,7 +227,8 @@ def generate_benchmark(level: str | LevelParams, num_rulesets: int, seed: int,
         while have < num_rulesets:
             todo = max(num_rulesets - have, _MIN_ROUND)
             for start in range(0, todo, _CHUNK):
-                chunk_goals, chunk_rules, chunk_init = _sample(params, min(_CHUNK, todo - start), rng)
+                chunk_goals, chunk_rules, chunk_init = _sample(params, min(_CHUNK, todo - start),
+                                                               rng)
                 goals.append(chunk_goals)
                 rules.append(chunk_rules)
                 init.append(chunk_init)

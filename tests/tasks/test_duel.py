@@ -29,7 +29,8 @@ def test_hits_are_rewarded_until_the_victim_dies(env):
     assert hp(state, 0) == hp(state, 1) == 20
     hits, last_hp = 0, 20
     for _ in range(300):
-        _, rewards, terminations, truncations, infos = env.step({"agent_0": ATTACK, "agent_1": NOOP})
+        _, rewards, terminations, truncations, infos = env.step(
+            {"agent_0": ATTACK, "agent_1": NOOP})
         state = env.state()
         assert hp(state, 0) == 20 and infos["agent_1"]["hp"] == hp(state, 1)
         landed = int(rewards["agent_0"])

@@ -25,7 +25,8 @@ def on(state, i, plate):
 
 
 def both_held(state, n=2):
-    return any(on(state, i, PLATE_A) for i in range(n)) and any(on(state, i, PLATE_B) for i in range(n))
+    return (any(on(state, i, PLATE_A) for i in range(n))
+            and any(on(state, i, PLATE_B) for i in range(n)))
 
 
 def walk(env, a0, a1, until, limit=40):
