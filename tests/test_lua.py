@@ -1,5 +1,6 @@
 """The Lua side without the engine: the bridge's unit tests (mods/craftium_ma/tests/, run by
-LuaJIT), luacheck over every mod and the scaffold's task, and the generated xland constants."""
+LuaJIT), luacheck over every mod and the scaffold's task, and the constants Lua gets from
+Python (the HUD parts, the generated xland ids)."""
 
 import shutil
 import subprocess
@@ -8,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from craftium_ma.scaffold import new_task
+from craftium_ma.tasks import HUD_PARTS, find_task
 from craftium_ma.xland.world import LUA_CONSTANTS, lua_constants
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -66,3 +68,10 @@ def test_luacheck_finds_nothing_in_a_new_task(tmp_path):
 def test_the_xland_constants_are_generated_from_the_python():
     assert LUA_CONSTANTS.read_text() == lua_constants(), (
         f"{LUA_CONSTANTS} is stale: regenerate it with python -m craftium_ma.xland.world")
+
+
+def test_the_bridge_gets_every_hud_part_from_python():
+    settings = find_task("small_room").bridge_settings()
+    assert settings["craftium_ma_hud_parts"].split(",") == list(HUD_PARTS)
+    lua = "".join(p.read_text() for p in (ROOT / "mods" / "craftium_ma").glob("*.lua"))
+    assert "healthbar" not in lua  # no copy of the list in Lua

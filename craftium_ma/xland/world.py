@@ -8,7 +8,6 @@ The grid is at most MAX_SIZE x MAX_SIZE cells, walls included; cell (x, z) grows
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
@@ -32,8 +31,8 @@ TEST_SIZE = 11
 TEST_AGENT_CELLS = tuple((x, 1) for x in (1, 3, 5, 7, 9)) + tuple((x, 9) for x in (2, 4, 6))
 TEST_OBJECT_CELLS = tuple((x, z) for z in (3, 6, 8) for x in (1, 3, 5, 7, 9))
 NORTH = 0
-DIRECTION_YAWS = (0.0, 270.0, 180.0, 90.0)  # the engine's yaw (degrees) facing north, east, south, west
-LUA_CONSTANTS = MODS / "xland" / "constants.lua"  # lua_constants(), as mods/xland reads them
+DIRECTION_YAWS = (0.0, 270.0, 180.0, 90.0)  # the engine's yaw (degrees) facing N, E, S, W
+LUA_CONSTANTS = MODS / "xland" / "constants.lua"  # lua_constants(), which mods/xland reads
 
 
 @dataclass(frozen=True)
@@ -218,5 +217,5 @@ def lua_constants() -> str:
 
 
 if __name__ == "__main__":
-    Path(LUA_CONSTANTS).write_text(lua_constants())
+    LUA_CONSTANTS.write_text(lua_constants())
     print(f"wrote {LUA_CONSTANTS}")

@@ -7,35 +7,36 @@
 local modpath = core.get_modpath("craftium_ma")
 
 --- Run the module `name`.lua of this folder with its dependencies; returns its table.
-local function load(name, deps)
+local function load_module(name, deps)
 	return assert(loadfile(modpath .. "/" .. name .. ".lua"))(deps or {})
 end
 
-local checks = load("checks")
-local accounts = load("accounts")
+local checks = load_module("checks")
+local accounts = load_module("accounts")
 local agent_names, agent_passwords = accounts.parse(core.settings:get("craftium_ma_agents") or "")
 local human_names, human_passwords = accounts.parse(core.settings:get("craftium_ma_humans") or "")
 
-local context = load("context", {new_rng = PcgRandom})
-local results = load("results", {agents = agent_names, checks = checks})
-local callbacks = load("callbacks", {checks = checks})
-local players = load("players", {agents = results.agents, rng = context.rng, checks = checks})
-local state = load("state", {agent_players = players.agent_players})
-local humans = load("humans", {names = human_names, passwords = human_passwords,
+local context = load_module("context", {new_rng = PcgRandom})
+local results = load_module("results", {agents = agent_names, checks = checks})
+local callbacks = load_module("callbacks", {checks = checks})
+local players = load_module("players",
+	{agents = results.agents, rng = context.rng, checks = checks})
+local state = load_module("state", {agent_players = players.agent_players})
+local humans = load_module("humans", {names = human_names, passwords = human_passwords,
 	agents = results.agents, is_agent = results.is_agent, checks = checks})
-local teams = load("teams", {agents = results.agents, is_agent = results.is_agent,
+local teams = load_module("teams", {agents = results.agents, is_agent = results.is_agent,
 	add_reward = results.add_reward, is_human = humans.is_human,
 	add_human_reward = humans.add_human_reward, checks = checks})
-local hud = load("hud", {parts = core.settings:get("craftium_ma_hud_parts"),
+local hud = load_module("hud", {parts = core.settings:get("craftium_ma_hud_parts"),
 	shown = core.settings:get("craftium_ma_hud"),
 	nametags = core.settings:get_bool("craftium_ma_nametags", true)})
-local episode = load("episode")
+local episode = load_module("episode")
 -- Blocks up to this far from an area can be sent to a client: they are generated too.
-local areas = load("areas",
+local areas = load_module("areas",
 	{send_margin = 16 * (tonumber(core.settings:get("max_block_send_distance")) or 0)})
-local build = load("build")
+local build = load_module("build")
 
-local hooks = load("hooks", {context = context, results = results, callbacks = callbacks,
+local hooks = load_module("hooks", {context = context, results = results, callbacks = callbacks,
 	players = players, state = state, humans = humans, teams = teams, hud = hud,
 	episode = episode, areas = areas})
 core.craftium_ma_reset = hooks.reset
