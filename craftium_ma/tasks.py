@@ -63,7 +63,8 @@ class Task:
     hud: tuple[str, ...] = DEFAULT_HUD  # HUD_PARTS the agents see
     nametags: bool = False  # whether agents see each other's name tags
     turn_degrees: float = DEFAULT_TURN_DEGREES  # the camera turn of an action's dx = 1
-    env_class: str | None = None  # "module:Class", a CraftiumParallelEnv subclass (manifest: env_class =)
+    # "module:Class", a CraftiumParallelEnv subclass (manifest: env_class =)
+    env_class: str | None = None
 
     @property
     def env_id(self) -> str:
@@ -110,13 +111,15 @@ def load_task(directory: str | Path) -> Task:
         for a in m["actions"]:
             unknown = set(a.get("keys", [])) - set(KEYS)
             if unknown:
-                raise TaskError(f"{manifest}: action {a['name']!r} holds unknown keys {sorted(unknown)}")
+                raise TaskError(f"{manifest}: action {a['name']!r} holds unknown keys "
+                                f"{sorted(unknown)}")
             actions.append(DiscreteAction(a["name"], key_bits(a.get("keys", [])),
                                           float(a.get("dx", 0)), float(a.get("dy", 0))))
         size = m.get("obs_size", [64, 64])
         world = (directory / m["world"]).resolve() if "world" in m else None
         if world and not (world / "world.mt").is_file():
-            raise TaskError(f"{manifest}: world {m['world']!r} is not a world template (no world.mt in {world})")
+            raise TaskError(f"{manifest}: world {m['world']!r} is not a world template "
+                            f"(no world.mt in {world})")
         hud = tuple(m.get("hud", DEFAULT_HUD))
         unknown = sorted(set(hud) - set(HUD_PARTS))
         if unknown:

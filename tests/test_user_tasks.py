@@ -163,7 +163,7 @@ def test_the_scaffolds_generated_test_passes(tmp_path):
     out = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
                           str(folder)], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stdout + out.stderr
-    assert "2 passed" in out.stdout
+    assert "5 passed" in out.stdout
 
 
 TUTORIAL = Path(__file__).resolve().parent.parent / "docs" / "tutorial.md"
@@ -183,4 +183,4 @@ def test_the_tutorials_edits_apply_to_the_scaffold_and_its_test_passes(tmp_path)
     assert craftium_ma.parallel_env(task_dir=folder).task.min_agents == 2
     out = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
                           str(folder)], capture_output=True, text=True, timeout=300)
-    assert out.returncode == 0 and "2 passed" in out.stdout, out.stdout + out.stderr
+    assert out.returncode == 0 and "5 passed" in out.stdout, out.stdout + out.stderr

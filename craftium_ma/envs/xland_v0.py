@@ -16,11 +16,11 @@ from craftium_ma.make import task_module
 from craftium_ma.validate import positive_int
 from craftium_ma.xland.benchmark import Benchmark, load_benchmark
 from craftium_ma.xland.encoding import Ruleset, mission
-from craftium_ma.xland.world import ROOM_COUNTS, STATE_PER_AGENT, STATE_SHARED, make_world
+from craftium_ma.xland.world import (DIRECTION_YAWS, ROOM_COUNTS, STATE_PER_AGENT, STATE_SHARED,
+                                     make_world)
 
 MODES = ("cooperative", "competitive", "independent")
 LAYOUTS = ("random", "test")
-YAW_DEGREES = (0.0, 270.0, 180.0, 90.0)  # the engine's yaw facing north, east, south, west
 
 _load_benchmark = functools.lru_cache(maxsize=4)(load_benchmark)
 
@@ -90,7 +90,7 @@ class XLandEnv(CraftiumParallelEnv):
             if agent in infos:
                 x, z, direction = (int(v) for v in cells[i, :3])
                 out[agent] = {**infos[agent], "position": (float(x), 0.5, float(z)),
-                              "yaw": YAW_DEGREES[direction], **self._extra_infos[agent]}
+                              "yaw": DIRECTION_YAWS[direction], **self._extra_infos[agent]}
         return out
 
     def _benchmark(self, benchmark) -> Benchmark:

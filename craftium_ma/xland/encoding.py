@@ -142,7 +142,8 @@ def _a(tile: int, colour: int) -> str:
 
 def _describe(tile: int, colour: int) -> str:
     tile_name = Tile(tile).name.lower() if tile in Tile._value2member_map_ else str(tile)
-    colour_name = Colour(colour).name.lower() if colour in Colour._value2member_map_ else str(colour)
+    known = colour in Colour._value2member_map_
+    colour_name = Colour(colour).name.lower() if known else str(colour)
     return f"({tile_name}, {colour_name})"
 
 
@@ -331,7 +332,8 @@ _RULE_TEXT = {
     RuleId.AGENT_HOLD: "{a} you hold {becomes}",
     RuleId.AGENT_NEAR: "{a} next to you {becomes}",
     RuleId.TILE_NEAR: "{a} and {b} next to each other {become}",
-    **_per_direction(RuleId.TILE_NEAR_UP, "{a} with {b} directly {way} of it: together they {become}"),
+    **_per_direction(RuleId.TILE_NEAR_UP,
+                     "{a} with {b} directly {way} of it: together they {become}"),
     **_per_direction(RuleId.AGENT_NEAR_UP, "{a} directly {way} of you {becomes}"),
 }
 
