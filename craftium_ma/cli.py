@@ -92,8 +92,9 @@ def serve(args) -> int:
         reason = serve_task(args.task, policy=args.policy, tick_rate=tick_rate,
                             humans=args.humans, port=args.port, log=args.log,
                             num_agents=args.num_agents, obs_size=args.obs_size, seed=args.seed,
-                            max_steps=args.max_steps, episodes=args.episodes)
-    except (ValueError, TypeError, OSError) as e:
+                            max_steps=args.max_steps, episodes=args.episodes,
+                            record=args.record)
+    except (ValueError, TypeError, OSError, ImportError) as e:
         return _fail(str(e))
     except KeyboardInterrupt:
         return 130
@@ -145,6 +146,8 @@ def parser() -> argparse.ArgumentParser:
     view.add_argument("--seed", type=int, help="seed of the first episode and the random policy")
     view.add_argument("--max-steps", type=int, help="end the run after this many env steps")
     view.add_argument("--episodes", type=int, help="end the run after this many episodes")
+    view.add_argument("--record", metavar="PATH",
+                      help="write every step's views to this .mp4 or .gif (the record extra)")
     view.set_defaults(run=serve)
     joining = commands.add_parser(
         "join", help="join an env's world as a human (see env.human_login)",

@@ -11,6 +11,7 @@ import uvicorn
 
 from ..events import EventLog
 from ..make import parallel_env
+from ..record import record_run
 from ..runner import Runner
 from .app import create_app
 
@@ -40,11 +41,13 @@ def env_and_policy(task: str, policy: str = "random", humans: int = 0,
 def serve(task: str, policy: str = "random", tick_rate: float | None = 20.0, humans: int = 0,
           port: int = 8000, log: str | None = None, num_agents: int | None = None,
           obs_size: int | None = None, seed: int | None = None, max_steps: int | None = None,
-          episodes: int | None = None, out=print) -> str:
+          episodes: int | None = None, record: str | None = None, out=print) -> str:
     """Run `task` with `policy` ("random" or a train_ppo.py checkpoint) and serve the viewer
-    on 127.0.0.1:port until the run ends or Ctrl-C; returns the run's end reason."""
+    on 127.0.0.1:port until the run ends or Ctrl-C; returns the run's end reason.
+    `record`: write the run's mosaics to this .mp4 or .gif."""
     env, act = env_and_policy(task, policy, humans, num_agents, obs_size, seed)
     runner = Runner(env, act, tick_rate=tick_rate, seed=seed)
+    recording = record_run(runner, record) if record else None
     if hasattr(act, "on_event"):
         runner.subscribe(act.on_event)
     event_log = EventLog(log) if log else None
@@ -89,4 +92,7 @@ def serve(task: str, policy: str = "random", tick_rate: float | None = 20.0, hum
         env.close()
         if event_log:
             event_log.close()
+        if recording:
+            recording.close()
+            out(f"craftium-ma: wrote {recording.frames} frames to {recording.path}", flush=True)
     return result.get("reason", "error")
