@@ -3,6 +3,7 @@
 from .build import EngineNotBuiltError
 from .env import CraftiumParallelEnv
 from .events import Event, EventBus, replay
+from .infos import decode_text
 from .make import env, env_class, parallel_env, raw_env
 from .protocol import EngineError
 from .runner import Runner, Snapshot
@@ -10,8 +11,8 @@ from .tasks import TaskError, tasks
 from .vector import CraftiumVectorEnv, vector_env
 
 __all__ = ["CraftiumParallelEnv", "CraftiumVectorEnv", "EngineError", "EngineNotBuiltError",
-           "Event", "EventBus", "Runner", "Snapshot", "TaskError", "env", "env_class",
-           "parallel_env", "raw_env", "replay", "tasks", "vector_env"]
+           "Event", "EventBus", "Runner", "Snapshot", "TaskError", "decode_text", "env",
+           "env_class", "parallel_env", "raw_env", "replay", "tasks", "vector_env"]
 __version__ = "0.1.0"
 
 

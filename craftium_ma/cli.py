@@ -88,8 +88,11 @@ def serve(args) -> int:
         return _fail(f"serve needs the viewer extra ({e.name} is missing): "
                      f"{doctor.install_command('viewer')}")
     tick_rate = None if args.tick_rate == 0 else args.tick_rate
+    if (args.task is None) == (args.task_dir is None):
+        return _fail("serve takes a task id or --task-dir FOLDER, one of the two")
     try:
-        reason = serve_task(args.task, policy=args.policy, tick_rate=tick_rate,
+        reason = serve_task(args.task, task_dir=args.task_dir, policy=args.policy,
+                            tick_rate=tick_rate,
                             humans=args.humans, port=args.port, log=args.log,
                             num_agents=args.num_agents, obs_size=args.obs_size, seed=args.seed,
                             max_steps=args.max_steps, episodes=args.episodes,
@@ -107,7 +110,7 @@ def join(args) -> int:
     engine_args = args.engine_args[1:] if args.engine_args[:1] == ["--"] else args.engine_args
     try:
         return humans.join(args.address, args.port, args.name, args.password_file, engine_args)
-    except (FileNotFoundError, EngineNotBuiltError) as e:
+    except (FileNotFoundError, EngineNotBuiltError, RuntimeError) as e:
         return _fail(str(e))
 
 
@@ -133,7 +136,8 @@ def parser() -> argparse.ArgumentParser:
     create.add_argument("--dir", default=".", help="folder to create it in (default: here)")
     create.set_defaults(run=create_task)
     view = commands.add_parser("serve", help="run a task and watch it live in a web page")
-    view.add_argument("task")
+    view.add_argument("task", nargs="?", help="a shipped task (see list), or give --task-dir")
+    view.add_argument("--task-dir", help="a task folder of your own (see new-task)")
     view.add_argument("--policy", default="random",
                       help="random, or a checkpoint.pt of examples/train_ppo.py (default: random)")
     view.add_argument("--tick-rate", type=float, default=20.0,

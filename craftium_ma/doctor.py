@@ -107,7 +107,9 @@ def missing_extras() -> dict[str, list[str]]:
     def named(r: Requirement) -> str:  # without its marker
         return r.name + (f"[{','.join(sorted(r.extras))}]" if r.extras else "") + str(r.specifier)
 
-    return {extra: [named(r) for r in needs(extra) if not installed(r)] for extra in extras}
+    # each package once, though several extras of an extra may need it (torch)
+    return {extra: list(dict.fromkeys(named(r) for r in needs(extra) if not installed(r)))
+            for extra in extras}
 
 
 def install_command(extra: str) -> str:

@@ -22,6 +22,8 @@ from . import render as rendering
 from .chat import WorldNews
 from .contract import StepResult
 from .humans import HumanLogin, human_names, login_address
+from .infos import ENGINE as ENGINE_INFOS
+from .infos import InfoSpec
 from .launcher import LaunchConfig
 from .lockstep import AgentAction, LockstepSession
 from .protocol import KEY_BITS, KEYS
@@ -34,8 +36,9 @@ class CraftiumParallelEnv(ParallelEnv):
 
     Observations are the agents' first-person RGB frames (H x W x 3 uint8).
     infos[agent] holds the engine's position, yaw, pitch and hp of the agent's
-    player, the chat it heard since the last step, plus whatever the task sets
-    from Lua. humans= lets people join the world with a client (docs/humans.md).
+    player, plus the task's own keys, the same keys and dtypes at every reset and
+    step (info_schema()); chat() is what each agent heard. humans= lets people join
+    the world with a client (docs/humans.md).
     """
 
     metadata = {"name": "craftium_ma", "render_modes": ["rgb_array", "human"],
@@ -94,6 +97,10 @@ class CraftiumParallelEnv(ParallelEnv):
                              f"{bind_address!r}") from None
         self.cpus = cpu_list(cpus)
         self._news = WorldNews(self.possible_agents, self.humans)
+        self._heard: dict[str, list[dict]] = {a: [] for a in self.possible_agents}
+        self._last_infos: dict[str, dict] = {}  # each agent's, for fault_result()
+        self._undeclared: set[str] = set()  # info keys Lua set that the manifest lacks
+        self._schema: dict[str, InfoSpec] = {}  # info_schema() of the episode
         self.agents = []
         obs_space = spaces.Box(0, 255, (*self.obs_size, 3), np.uint8)
         self._observation_spaces = {a: obs_space for a in self.possible_agents}
@@ -151,6 +158,7 @@ class CraftiumParallelEnv(ParallelEnv):
         else:
             seed = int(self._episode_seeds.integers(2**31))
         task_options = self.episode_options(task_options, seed)
+        self._schema = self.info_schema()
         if self._session is None:
             self._session = LockstepSession(self.launch_config(), self.frameskip, self.pipelined,
                                             chat_outbox=self._news.outbox)
@@ -165,10 +173,12 @@ class CraftiumParallelEnv(ParallelEnv):
         self._frames = {a: o.frame for a, o in observations.items()}
         self._state = self._checked_state(result.get("state"))
         lua = result["agents"]
-        heard = self._take_world_news()
-        infos = {a: dict(self._info(o, lua[a]), engine_restarted=restarted, chat=heard[a])
-                 for a, o in observations.items()}
-        return self.shape_observations(dict(self._frames)), self.shape_infos(infos)
+        self._heard = self._take_world_news()
+        infos = {a: self._info(a, o, lua[a]) for a, o in observations.items()}
+        if restarted:
+            for info in infos.values():
+                info["engine_restarted"] = np.True_
+        return self.shape_observations(dict(self._frames)), self._shaped_infos(infos)
 
     def step(self, actions: dict) -> StepResult:
         if self._session is not None and not self.agents:
@@ -214,14 +224,14 @@ class CraftiumParallelEnv(ParallelEnv):
         rewards = {a: float(lua[a]["reward"]) for a in self.agents}
         terminations = {a: bool(lua[a]["terminated"]) for a in self.agents}
         truncations = {a: bool(lua[a]["truncated"]) or out_of_time for a in self.agents}
-        heard = self._take_world_news()
-        infos = {a: dict(self._info(observations[a], lua[a]), chat=heard[a]) for a in self.agents}
+        self._heard = self._take_world_news()
+        infos = {a: self._info(a, observations[a], lua[a]) for a in self.agents}
         obs = {a: observations[a].frame for a in self.agents}
         self.agents = [a for a in self.agents if not (terminations[a] or truncations[a])]
         if self.render_mode == "human":
             self.render()
         return (self.shape_observations(obs), self.shape_rewards(rewards), terminations,
-                truncations, self.shape_infos(infos))
+                truncations, self._shaped_infos(infos))
 
     @property
     def fault(self) -> str | None:
@@ -231,7 +241,7 @@ class CraftiumParallelEnv(ParallelEnv):
         live, self.agents = self.agents, []
         return ({a: self._frames[a] for a in live}, dict.fromkeys(live, 0.0),
                 dict.fromkeys(live, False), dict.fromkeys(live, True),
-                {a: {"engine_restarted": True} for a in live})
+                {a: dict(self._last_infos[a], engine_restarted=np.True_) for a in live})
 
     @property
     def last_frames(self) -> dict[str, np.ndarray]:
@@ -288,12 +298,66 @@ class CraftiumParallelEnv(ParallelEnv):
         dx, dy = (float(v) for v in action["mouse"])
         return AgentAction(keys, dx, dy)
 
-    @staticmethod
-    def _info(observation, lua_result) -> dict:
-        lua_info = lua_result.get("info") or {}
-        return {"position": observation.position, "yaw": observation.yaw,
-                "pitch": observation.pitch, "hp": lua_result["hp"],
-                **(lua_info if isinstance(lua_info, dict) else {})}
+    def info_schema(self) -> dict[str, InfoSpec]:
+        """Each key of infos[agent] with its dtype, shape and default: the engine's, "team"
+        (an index into the manifest's teams, -1 for none) where the task has teams, and
+        the task's own (its manifest's [infos]); a task's env class may add keys."""
+        team = {"team": InfoSpec("int64", default=-1)} if self.task.teams else {}
+        return {**ENGINE_INFOS, **team, **self.task.infos}
+
+    def team_of(self, agent: str) -> str | None:
+        """The agent's team: agent_i is on the manifest's teams[i % len(teams)]; None in a
+        task without teams. Known before the first reset (for policy mappings)."""
+        if agent not in self.possible_agents:
+            raise ValueError(f"team_of(): unknown agent {agent!r}; agents are "
+                             f"{self.possible_agents}")
+        teams = self.task.teams
+        return teams[self.possible_agents.index(agent) % len(teams)] if teams else None
+
+    def chat(self) -> dict[str, list[dict]]:
+        """What each agent heard in-game in the last reset or step: a list of {"from",
+        "text", "step"} per agent (docs/humans.md)."""
+        return {a: list(m) for a, m in self._heard.items()}
+
+    def _info(self, agent: str, observation, lua_result: dict) -> dict:
+        """infos[agent] by the schema, from the engine's observation and Lua's result."""
+        lua_info = dict(lua_result.get("info") or {})
+        given = {"position": observation.position, "yaw": observation.yaw % 360.0,
+                 "pitch": observation.pitch, "hp": lua_result["hp"]}
+        team = lua_info.pop("team", None)
+        if self.task.teams:
+            if team != self.team_of(agent):
+                raise TaskError(f"task {self.task.id!r}: Lua put {agent} on team {team!r}; its "
+                                f"manifest's teams {list(self.task.teams)} deal it to "
+                                f"{self.team_of(agent)!r} (agent_i: teams[i % len(teams)])")
+            given["team"] = -1 if team is None else self.task.teams.index(team)
+        elif team is not None:
+            lua_info["team"] = team
+        info = {}
+        for key, spec in self._schema.items():
+            value = given[key] if key in given else lua_info.pop(key, None)
+            try:
+                info[key] = spec.value(value)
+            except (TypeError, ValueError) as e:
+                raise TaskError(f"task {self.task.id!r}: info {key!r} of {agent} is {value!r}, "
+                                f"which {e if isinstance(e, ValueError) else 'is not a number'} "
+                                f"(its schema: {spec})") from None
+        for key in lua_info.keys() - self._undeclared:
+            self._undeclared.add(key)
+            declare = ("teams = [...], its agents dealt to them in turn" if key == "team"
+                       else "the key to [infos]")
+            warnings.warn(f"task {self.task.id!r} sets info {key!r}, which its manifest does not "
+                          f"declare: add {declare} in {self.task.directory / 'task.toml'} "
+                          "(undeclared keys break consumers that build specs from the reset)",
+                          UserWarning, stacklevel=4)
+        info.update(lua_info)
+        return info
+
+    def _shaped_infos(self, infos: dict) -> dict:
+        """shape_infos(infos), each agent's kept for fault_result()."""
+        infos = self.shape_infos(infos)
+        self._last_infos.update((a, dict(info)) for a, info in infos.items())
+        return infos
 
     def _checked_state(self, values) -> np.ndarray | None:
         """The state vector Lua returned, checked against the manifest's size."""

@@ -94,6 +94,12 @@ def join(address: str, port: int, name: str, password_file: Path,
     engine_args go to the engine as they are (e.g. --config FILE, --random-input)."""
     if not Path(password_file).is_file():
         raise FileNotFoundError(f"password file {password_file} does not exist")
+    headless = not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+    if headless and os.environ.get("SDL_VIDEODRIVER") != "offscreen":
+        raise RuntimeError("join opens a game window and needs a display (DISPLAY or "
+                           "WAYLAND_DISPLAY is unset); on a headless server, watch and chat "
+                           "with the agents in the web viewer instead: craftium-ma serve "
+                           "TASK (docs/humans.md)")
     build = find_engine()
     user = client_user_dir()
     share_media_cache(user)

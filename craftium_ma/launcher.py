@@ -108,6 +108,9 @@ CLIENT_DEFAULTS = {
     "viewing_range": "60",
     "mesh_generation_threads": "1",
     "texture_path": "",
+    # the pointed node's black outline is no part of the world: off in agents' frames
+    # (a task's manifest turns it on with [client] node_highlighting = "box")
+    "node_highlighting": "none",
 }
 
 

@@ -226,7 +226,8 @@ class Runner:
 
     def post_chat(self, text: str, to: str | None = None, sender: str = "viewer"):
         """Say `text` to every agent, or to agent `to`, as `sender` (env.post_chat): it
-        goes into the world with the next env step and on to the agents' infos["chat"]."""
+        goes into the world with the next env step and on to env.chat() (the infos the
+        runner's policies get carry it as "chat")."""
         if to is not None and to not in self.env.possible_agents:
             raise ValueError(f"chat to unknown agent {to!r}; agents are "
                              f"{list(self.env.possible_agents)}")
@@ -344,7 +345,7 @@ class Runner:
         return True
 
     def _reset(self, seed):
-        observations, infos = self.env.reset(seed=seed)
+        observations, infos = self._with_chat(*self.env.reset(seed=seed))
         # new engine processes (the first reset, a restart after a fault) mean new passwords
         self.human_logins = {h: self.env.human_login(h) for h in self.env.humans}
         with self._cond:
@@ -357,6 +358,7 @@ class Runner:
         env = self.env
         actions = {a: self._policies[a](a, observations[a], infos[a]) for a in env.agents}
         new_obs, rewards, terminations, truncations, new_infos = env.step(actions)
+        new_infos = self._with_chat(new_obs, new_infos)[1]
         with self._cond:
             self._step_count += 1
             self._episode_steps += 1
@@ -379,6 +381,11 @@ class Runner:
         if done:
             self._end_episode(infos)
         return observations, infos, done
+
+    def _with_chat(self, observations, infos):
+        """The infos a policy gets: the env's, with "chat", what the agent heard (env.chat())."""
+        heard = self.env.chat()
+        return observations, {a: {**info, "chat": heard[a]} for a, info in infos.items()}
 
     def _end_episode(self, infos):
         with self._cond:

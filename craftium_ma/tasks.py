@@ -13,6 +13,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .infos import InfoSpec, parse_schema
 from .protocol import DEFAULT_TURN_DEGREES, KEYS, key_bits
 from .resources import MODS
 
@@ -65,6 +66,8 @@ class Task:
     turn_degrees: float = DEFAULT_TURN_DEGREES  # the camera turn of an action's dx = 1
     # "module:Class", a CraftiumParallelEnv subclass (manifest: env_class =)
     env_class: str | None = None
+    infos: dict[str, InfoSpec] = field(default_factory=dict)  # the task's own info keys
+    teams: tuple[str, ...] = ()  # team names; agent_i is on teams[i % len(teams)]
 
     @property
     def env_id(self) -> str:
@@ -75,7 +78,8 @@ class Task:
         what it shows agents at every reset, and the constants Lua shares with Python."""
         return {"craftium_ma_hud": ",".join(self.hud),
                 "craftium_ma_hud_parts": ",".join(HUD_PARTS),
-                "craftium_ma_nametags": str(self.nametags).lower()}
+                "craftium_ma_nametags": str(self.nametags).lower(),
+                "craftium_ma_teams": ",".join(self.teams)}
 
     def state_size(self, num_agents: int) -> int:
         return self.state_shared + self.state_per_agent * num_agents
@@ -130,6 +134,14 @@ def load_task(directory: str | Path) -> Task:
         turn = m.get("turn_degrees", Task.turn_degrees)
         if isinstance(turn, bool) or not isinstance(turn, (int, float)) or not 0 < turn <= 180:
             raise TaskError(f"{manifest}: turn_degrees must be a number in (0, 180], got {turn!r}")
+        teams = m.get("teams", [])
+        if not isinstance(teams, list) or not all(isinstance(t, str) and t for t in teams):
+            raise TaskError(f"{manifest}: teams must be a list of team names")
+        teams = tuple(teams)
+        try:
+            infos = parse_schema(m.get("infos", {}), str(manifest))
+        except ValueError as e:
+            raise TaskError(str(e)) from None
         if mod.name == BRIDGE_MOD_NAME:
             raise TaskError(f"{mod}: a task's mod cannot be called {BRIDGE_MOD_NAME!r}, "
                             "the name of the bridge mod")
@@ -147,7 +159,7 @@ def load_task(directory: str | Path) -> Task:
             options=dict(m.get("options", {})), world_template=world,
             options_without_default=tuple(m.get("options_without_default", ())),
             hud=hud, nametags=m.get("nametags", False), turn_degrees=float(turn),
-            env_class=m.get("env_class"))
+            env_class=m.get("env_class"), infos=infos, teams=teams)
     except (KeyError, TypeError, tomllib.TOMLDecodeError) as e:
         raise TaskError(f"{manifest}: malformed manifest ({e!r})") from None
 

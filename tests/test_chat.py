@@ -1,5 +1,5 @@
 """Chat: what a human says in-game (a real client's chat, tests/clientmods/chat_echo) and
-what env.post_chat says reach the agents' infos in the next step, once, to the agent an
+what env.post_chat says reach env.chat() in the next step, once, to the agent an
 "@agent_k" names or else to every agent; env.say speaks in-game for an agent."""
 
 from pathlib import Path
@@ -16,8 +16,8 @@ TASK = Path(__file__).parent / "mods" / "humans_test"
 def env():
     env = craftium_ma.parallel_env(task_dir=TASK, humans=["alice"], timeout=30)
     try:
-        _, infos = env.reset(seed=0)
-        assert {a: i["chat"] for a, i in infos.items()} == {"agent_0": [], "agent_1": []}
+        env.reset(seed=0)
+        assert env.chat() == {"agent_0": [], "agent_1": []}
         yield env
     finally:
         env.close()
@@ -33,10 +33,6 @@ def alice(env, tmp_path_factory):
         yield client
     finally:
         client.close()
-
-
-def chat_of(infos):
-    return {a: i["chat"] for a, i in infos.items()}
 
 
 def test_chat_is_checked():
@@ -60,8 +56,10 @@ def test_posted_chat_reaches_every_agent_once_in_the_next_step(env):
     _, _, _, _, infos = env.step(noop(env))
     step = env._cycles
     heard = [{"from": "viewer", "text": "hello everyone", "step": step}]
-    assert chat_of(infos) == {"agent_0": heard, "agent_1": heard}
-    assert chat_of(env.step(noop(env))[4]) == {"agent_0": [], "agent_1": []}
+    assert env.chat() == {"agent_0": heard, "agent_1": heard}
+    assert all("chat" not in info for info in infos.values())  # a side channel, not infos
+    env.step(noop(env))
+    assert env.chat() == {"agent_0": [], "agent_1": []}
     assert env.world_events() == [{"type": "chat", "from": "viewer", "to": None,
                                    "text": "hello everyone", "step": step}]
 
@@ -70,10 +68,10 @@ def test_posted_chat_reaches_every_agent_once_in_the_next_step(env):
 def test_addressed_chat_reaches_that_agent_alone(env):
     env.post_chat("@agent_1 come here", sender="alice")
     env.post_chat("@bob is not an agent")
-    _, _, _, _, infos = env.step(noop(env))
+    env.step(noop(env))
     step = env._cycles
     to_all = {"from": "viewer", "text": "@bob is not an agent", "step": step}
-    assert chat_of(infos) == {
+    assert env.chat() == {
         "agent_0": [to_all],
         "agent_1": [{"from": "alice", "text": "come here", "step": step}, to_all]}
     assert [(e["from"], e["to"], e["text"]) for e in env.world_events()] == [
@@ -83,10 +81,10 @@ def test_addressed_chat_reaches_that_agent_alone(env):
 @pytest.mark.engine
 def test_say_speaks_in_game_for_the_agent(env, alice):
     env.say("agent_0", "hi there")
-    _, _, _, _, infos = env.step(noop(env))
+    env.step(noop(env))
     step = env._cycles
     # the other agents hear it; the server's chat reached the human's client
-    assert chat_of(infos) == {"agent_0": [],
+    assert env.chat() == {"agent_0": [],
                               "agent_1": [{"from": "agent_0", "text": "hi there", "step": step}]}
     assert env.world_events() == [{"type": "chat", "from": "agent_0", "to": None,
                                    "text": "hi there", "step": step}]
@@ -99,9 +97,9 @@ def test_a_human_s_in_game_chat_reaches_the_agent_it_names_once(env, alice):
     env.say("agent_0", "echo ping-7")
     heard = {"agent_0": [], "agent_1": []}
 
-    def agent_1_heard_alice(infos):
-        for agent, info in infos.items():
-            heard[agent] += [m for m in info["chat"] if m["from"] == "alice"]
+    def agent_1_heard_alice(_):
+        for agent, messages in env.chat().items():
+            heard[agent] += [m for m in messages if m["from"] == "alice"]
         return bool(heard["agent_1"])
 
     step_until(env, agent_1_heard_alice, timeout=30, what="alice's answer")

@@ -49,3 +49,46 @@ def test_tasks_is_list():
     assert listed.stdout.splitlines()[0].split() == ["task", "agents", "kind", "description"]
     assert any(line.split()[:3] == ["duel", "2", "competitive,"]
                for line in listed.stdout.splitlines())
+
+
+def test_join_without_a_display_says_it_needs_one_and_points_to_the_viewer(tmp_path):
+    password = tmp_path / "password"
+    password.write_text("secret")
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("DISPLAY", "WAYLAND_DISPLAY", "SDL_VIDEODRIVER")}
+    out = subprocess.run([sys.executable, "-m", "craftium_ma", "join", "--address", "127.0.0.1",
+                          "--port", "30000", "--name", "alice", "--password-file", str(password)],
+                         capture_output=True, text=True, timeout=60, env=env)
+    assert out.returncode == 2
+    assert "needs a display" in out.stderr and "craftium-ma serve" in out.stderr
+
+
+def test_serve_takes_a_task_id_or_a_task_folder_and_says_so():
+    both = craftium_ma("serve", "small_room", "--task-dir", ".")
+    neither = craftium_ma("serve")
+    for out in (both, neither):
+        assert out.returncode == 2 and "a task id or --task-dir FOLDER" in out.stderr
+
+
+def test_serve_builds_a_task_folders_env(tmp_path):
+    from craftium_ma.scaffold import new_task
+    from craftium_ma.viewer.serve import env_and_policy
+    folder = new_task("mine", tmp_path)
+    env, _ = env_and_policy(None, task_dir=folder)
+    assert env.task.id == "mine"
+
+
+def test_doctor_lists_each_missing_package_of_an_extra_once(monkeypatch):
+    from importlib import metadata
+
+    from craftium_ma import doctor
+    real = metadata.version
+
+    def without_torch(name):
+        if name == "torch":
+            raise metadata.PackageNotFoundError(name)
+        return real(name)
+
+    monkeypatch.setattr(metadata, "version", without_torch)
+    missing = doctor.missing_extras()["test"]
+    assert len(missing) == len(set(missing)) and sum(m.startswith("torch==") for m in missing) == 1

@@ -8,6 +8,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 import ray
 
@@ -121,3 +122,70 @@ def test_ppo_two_env_runners():
         shutil.rmtree(marker, ignore_errors=True)
     assert not left, f"Luanti processes left over: {left}"
     assert not dirs_left, f"engine directories left over: {dirs_left}"
+
+
+def test_agents_map_to_one_module_per_team_or_per_agent_or_one_shared():
+    import craftium_ma
+    from craftium_ma.integrations.rllib import agent_modules
+
+    ctf = craftium_ma.parallel_env("capture_the_flag", num_agents=4)
+    assert agent_modules(ctf, "per_team") == {"agent_0": "red", "agent_1": "blue",
+                                              "agent_2": "red", "agent_3": "blue"}
+    assert agent_modules(ctf, "per_agent") == {a: a for a in ctf.possible_agents}
+    assert set(agent_modules(ctf, "shared").values()) == {SHARED_MODULE}
+    with pytest.raises(ValueError, match="task 'small_room' has no teams"):
+        agent_modules(craftium_ma.parallel_env("small_room"), "per_team")
+    with pytest.raises(ValueError, match="policies must be one of"):
+        agent_modules(ctf, "per_group")
+    with pytest.raises(ValueError, match="self_play_every needs policies='per_team'"):
+        ppo_config("small_room", self_play_every=2)
+
+
+SMALL = {"obs_size": 32, "conv_filters": [[8, 4, 2], [16, 4, 2], [16, 4, 2]],
+         "head_fcnet_hiddens": (16,), "num_env_runners": 1, "minibatch_size": 40,
+         "num_epochs": 1, "seed": 0}
+
+
+def test_per_team_self_play_on_capture_the_flag_and_xland_with_its_own_env_class():
+    """One PPO iteration each: capture_the_flag's teams as modules, red learning against a
+    frozen copy of itself (blue), both teams' returns reported; xland trained on XLandEnv,
+    its rulesets, not on the plain env's empty room."""
+    marker = tempfile.mkdtemp(prefix="rllib-test-")
+    ray.init(address="local", num_cpus=2, object_store_memory=300 * 2**20, include_dashboard=False,
+             runtime_env={"env_vars": {"TMPDIR": marker}}, log_to_driver=False)
+    algos = []
+    try:
+        algo = ppo_config("capture_the_flag", num_agents=2, max_cycles=10, train_batch_size=40,
+                          policies="per_team", self_play_every=2, **SMALL).build_algo()
+        algos.append(algo)
+
+        def weights(module):  # the learner's
+            state = algo.learner_group.get_weights([module])[module]
+            return {k: np.array(v) for k, v in state.items()}
+
+        result = algo.train()  # red learns; then blue becomes a copy of it
+        returns = result["env_runners"]["module_episode_returns_mean"]
+        assert set(returns) == {"red", "blue"} and all(math.isfinite(r) for r in returns.values())
+        assert result["frozen_opponents_refreshed_at"] == 1
+        red, blue = weights("red"), weights("blue")
+        assert all((red[k] == blue[k]).all() for k in red)
+        result = algo.train()  # red learns on; blue, frozen, stays as it was (no refresh at 2)
+        assert result.get("frozen_opponents_refreshed_at") is None
+        assert all((weights("blue")[k] == blue[k]).all() for k in blue)
+        assert any((weights("red")[k] != red[k]).any() for k in red)
+
+        algos.append(ppo_config("xland", num_agents=1, max_cycles=10, train_batch_size=40,
+                                **SMALL).build_algo())
+        result = algos[-1].train()
+        classes = algos[-1].env_runner_group.foreach_env_runner(
+            lambda runner: [type(e.unwrapped.par_env).__name__ for e in runner.env.envs],
+            local_env_runner=False)
+        assert classes == [["XLandEnv"]]
+        assert math.isfinite(result["env_runners"]["episode_return_mean"])
+    finally:
+        for algo in algos:
+            algo.stop()
+        ray.shutdown()
+        left = wait_until_gone(marker)
+        shutil.rmtree(marker, ignore_errors=True)
+    assert not left, f"Luanti processes left over: {left}"

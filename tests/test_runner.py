@@ -28,6 +28,8 @@ def env(tmp_path_factory):
     folder = new_task("clock", tmp_path_factory.mktemp("tasks"))
     with open(folder / "init.lua", "a") as f:
         f.write(GAME_CLOCK)
+    with open(folder / "task.toml", "a") as f:
+        f.write('\n[infos]\ngame_time = { dtype = "float64" }\n')
     e = craftium_ma.parallel_env(task_dir=folder, num_agents=2, obs_size=16,
                                  max_cycles=MAX_CYCLES)
     yield e

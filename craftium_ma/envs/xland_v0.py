@@ -2,7 +2,8 @@
 
 XLandEnv draws each episode's world in Python (craftium_ma.xland.world) from the ruleset and
 the seed, checks it, and passes it to the Lua mod as plain integer lists; infos carry each
-agent's goal, the rules and the mission text.
+agent's goal, the rules (padded to the benchmark's most, with their count) and the mission
+text as UTF-8 bytes (craftium_ma.decode_text).
 """
 
 from __future__ import annotations
@@ -12,15 +13,22 @@ import functools
 import numpy as np
 
 from craftium_ma.env import CraftiumParallelEnv
+from craftium_ma.infos import InfoSpec, encode_text
 from craftium_ma.make import task_module
 from craftium_ma.validate import positive_int
 from craftium_ma.xland.benchmark import Benchmark, load_benchmark
-from craftium_ma.xland.encoding import Ruleset, mission
+from craftium_ma.xland.encoding import GOAL_SIZE, RULE_SIZE, Ruleset, mission
 from craftium_ma.xland.world import (DIRECTION_YAWS, ROOM_COUNTS, STATE_PER_AGENT, STATE_SHARED,
                                      make_world)
 
 MODES = ("cooperative", "competitive", "independent")
 LAYOUTS = ("random", "test")
+
+MISSION_BYTES = 1024  # infos["mission"]: the mission text's UTF-8, zero-padded
+# infos["rules"] has at least this many rows: the most a ruleset of the generator's top level
+# has (a chain of depth 3, 2 + 4 + 8 rules, and 4 distractor rules), so that a ruleset given
+# to reset() fits the schema of a benchmark of smaller ones
+MIN_RULE_ROWS = 18
 
 _load_benchmark = functools.lru_cache(maxsize=4)(load_benchmark)
 
@@ -74,12 +82,26 @@ class XLandEnv(CraftiumParallelEnv):
         self.ruleset: Ruleset | None = None  # the current episode's
         self.world = None
         self._extra_infos: dict[str, dict] = {}
+        self._episode_task_options = {**self.task.options, **self.task_options}  # the episode's
 
     def reset(self, seed=None, options=None):
         options = dict(options or {})
         ruleset = options.pop("ruleset", None)
         self._next_ruleset = None if ruleset is None else as_ruleset(ruleset)
         return super().reset(seed=seed, options=options)
+
+    def info_schema(self) -> dict[str, InfoSpec]:
+        """The base keys, and each agent's goal, the rules padded to the benchmark's most
+        rules with their count, and the mission's UTF-8 bytes."""
+        return {**super().info_schema(), "goal": InfoSpec("uint8", (GOAL_SIZE,)),
+                "rules": InfoSpec("uint8", (self._rule_rows(self._episode_task_options),
+                                            RULE_SIZE)),
+                "num_rules": InfoSpec("int64"), "mission": InfoSpec("uint8", (MISSION_BYTES,))}
+
+    def team_of(self, agent: str) -> str | None:
+        """team_0 or team_1, dealt in turn, in mode "competitive"; None in the others."""
+        team = super().team_of(agent)
+        return team if self._episode_task_options["mode"] == "competitive" else None
 
     def shape_infos(self, infos: dict) -> dict:
         """Each agent's goal, rules and mission; its position and yaw are its cell and
@@ -89,9 +111,14 @@ class XLandEnv(CraftiumParallelEnv):
         for i, agent in enumerate(self.possible_agents):
             if agent in infos:
                 x, z, direction = (int(v) for v in cells[i, :3])
-                out[agent] = {**infos[agent], "position": (float(x), 0.5, float(z)),
-                              "yaw": DIRECTION_YAWS[direction], **self._extra_infos[agent]}
+                out[agent] = {**infos[agent], "position": np.array([x, 0.5, z]),
+                              "yaw": np.float64(DIRECTION_YAWS[direction]),
+                              **self._extra_infos[agent]}
         return out
+
+    def _rule_rows(self, options: dict) -> int:
+        """The rows of infos["rules"] under these task options."""
+        return max(MIN_RULE_ROWS, self._benchmark(options["benchmark"]).rules.shape[1])
 
     def _benchmark(self, benchmark) -> Benchmark:
         return benchmark if isinstance(benchmark, Benchmark) else _load_benchmark(benchmark)
@@ -111,11 +138,19 @@ class XLandEnv(CraftiumParallelEnv):
         world = make_world(ruleset, len(self.possible_agents), task_options["mode"], layout_seed,
                            task_options["rooms"], task_options["layout"])
         self._trial = (ruleset, layout_seed, left)
-        self.ruleset, self.world = ruleset, world
-        rules = ruleset.rules.copy()
+        self.ruleset, self.world, self._episode_task_options = ruleset, world, task_options
+        rows = self._rule_rows(task_options)
+        if len(ruleset.rules) > rows:
+            raise ValueError(f"the ruleset has {len(ruleset.rules)} rules, more than the {rows} "
+                             "rows of infos['rules'] (the most of task option benchmark's "
+                             f"rulesets, at least {MIN_RULE_ROWS})")
+        rules = np.zeros((rows, RULE_SIZE), np.uint8)
+        rules[:len(ruleset.rules)] = ruleset.rules
+        count = np.int64(len(ruleset.rules))
         self._extra_infos = {
-            agent: {"goal": goal.copy(), "rules": rules,
-                    "mission": mission(Ruleset(goal, ruleset.rules, ruleset.init_tiles))}
+            agent: {"goal": goal.copy(), "rules": rules, "num_rules": count,
+                    "mission": encode_text(mission(Ruleset(goal, ruleset.rules,
+                                                           ruleset.init_tiles)), MISSION_BYTES)}
             for agent, goal in zip(self.possible_agents, world.goals)}
         options = {k: v for k, v in task_options.items() if k != "benchmark"}
         return {**options, "world": world.lua()}

@@ -6,8 +6,15 @@
     print(algo.train()["env_runners"]["num_env_steps_sampled"])
 
 `register_task()` registers a task with RLlib's env registry under a name and returns the
-name; `ppo_config()` does that and builds a PPOConfig in which every agent maps to one
-shared RLModule (parameter sharing).
+name; `ppo_config()` does that and builds a PPOConfig with one RLModule for all agents
+(policies="shared", parameter sharing), one per team (policies="per_team": each agent maps
+to its team's, `env.team_of(agent)`, known before any reset) or one per agent
+(policies="per_agent"). RLlib reports each module's returns
+(result["env_runners"]["module_episode_returns_mean"][module]): per team, the team's.
+
+Self-play (docs/scaling.md#self-play): ppo_config(..., policies="per_team", self_play_every=k)
+trains the first team's module alone; every other team plays a frozen snapshot of it,
+refreshed every k iterations (FrozenOpponents).
 
 Processes. RLlib builds the env inside each EnvRunner actor (a separate Ray worker process,
 on whichever node Ray placed it). A craftium-ma env starts its Luanti server and clients at
@@ -46,6 +53,7 @@ import numpy as np
 from gymnasium import spaces
 
 try:
+    from ray.rllib.callbacks.callbacks import RLlibCallback
     from ray.rllib.env.multi_agent_env import MultiAgentEnv
     from ray.tune.registry import register_env
 except ImportError as e:  # pragma: no cover - depends on the installed extras
@@ -55,6 +63,7 @@ except ImportError as e:  # pragma: no cover - depends on the installed extras
 
 from ..env import CraftiumParallelEnv
 from ..make import parallel_env
+from ..validate import positive_int
 
 #: RLlib's built-in conv filter stacks (ray.rllib.models.utils.get_filter_config) cover these.
 DEFAULT_CONV_SIZES = ((42, 42), (64, 64), (84, 84), (96, 96))
@@ -210,14 +219,73 @@ def map_to_shared(agent_id, episode=None, **kwargs) -> str:
     return SHARED_MODULE
 
 
+#: ppo_config()'s policies=: one module for all agents, one per team, one per agent.
+POLICIES = ("shared", "per_team", "per_agent")
+
+
+class AgentModules:
+    """policy_mapping_fn of a fixed agent -> module id table (picklable, for Ray)."""
+
+    def __init__(self, modules: dict[str, str]):
+        self.modules = dict(modules)
+
+    def __call__(self, agent_id, episode=None, **kwargs) -> str:
+        return self.modules[agent_id]
+
+
+def agent_modules(env, policies: str) -> dict[str, str]:
+    """Each agent's module id under `policies` (POLICIES) for a craftium-ma env."""
+    if policies not in POLICIES:
+        raise ValueError(f"policies must be one of {', '.join(POLICIES)}, got {policies!r}")
+    if policies == "per_team":
+        teams = {a: env.team_of(a) for a in env.possible_agents}
+        if None in teams.values():
+            raise ValueError(f"policies='per_team': task {env.task.id!r} has no teams with "
+                             f"these options (teams = [...] in its manifest); use 'shared' or "
+                             "'per_agent'")
+        return teams
+    return {a: SHARED_MODULE if policies == "shared" else a for a in env.possible_agents}
+
+
+class FrozenOpponents(RLlibCallback):
+    """Self-play: the modules in `frozen` are snapshots of module `trained`, copied from
+    the learner every `every` training iterations (and at the first) and sent to the env
+    runners; they are not trained themselves. Build it with frozen_opponents()."""
+
+    trained: str = ""
+    frozen: tuple[str, ...] = ()
+    every: int = 1
+
+    def on_train_result(self, *, algorithm, metrics_logger=None, result, **kwargs):
+        if (algorithm.iteration - 1) % self.every:
+            return
+        state = algorithm.learner_group.get_weights([self.trained])[self.trained]
+        algorithm.set_state({"learner_group": {"learner": {"rl_module": {
+            module: state for module in self.frozen}}}})
+        algorithm.env_runner_group.sync_weights(
+            from_worker_or_learner_group=algorithm.learner_group, policies=list(self.frozen),
+            inference_only=True)
+        result["frozen_opponents_refreshed_at"] = algorithm.iteration
+
+
+def frozen_opponents(trained: str, frozen, every: int) -> type[FrozenOpponents]:
+    """A FrozenOpponents callback class for config.callbacks(...)."""
+    return type("FrozenOpponents", (FrozenOpponents,),
+                {"trained": trained, "frozen": tuple(frozen), "every": int(every)})
+
+
 def ppo_config(task: str | None = None, *, num_env_runners: int = 2,
                num_envs_per_env_runner: int = 1, num_cpus_per_env_runner: float = 1,
                train_batch_size: int = 400, minibatch_size: int = 100, num_epochs: int = 2,
                lr: float = 3e-4, conv_filters: list | None = None,
                head_fcnet_hiddens: tuple[int, ...] = (64,), seed: int | None = None,
-               scale_obs: bool = True, env_name: str | None = None, **env_kwargs):
-    """A PPOConfig (new API stack) for a task with parameter sharing: one RLModule,
-    SHARED_MODULE, that every agent maps to and that alone is trained.
+               scale_obs: bool = True, env_name: str | None = None, policies: str = "shared",
+               self_play_every: int | None = None, **env_kwargs):
+    """A PPOConfig (new API stack) for a task: with policies="shared" one RLModule,
+    SHARED_MODULE, that every agent maps to; "per_team" one per team, named after it;
+    "per_agent" one per agent. All are trained, but with self_play_every=k (per_team): then
+    the first team's module alone, the others being frozen snapshots of it refreshed every
+    k iterations (FrozenOpponents).
 
     train_batch_size counts env steps (each carries one agent step per live agent); RLlib
     splits it evenly over the env runners ("auto" rollout_fragment_length). The learner
@@ -242,6 +310,15 @@ def ppo_config(task: str | None = None, *, num_env_runners: int = 2,
     model = DefaultModelConfig(conv_filters=conv_filters,
                                head_fcnet_hiddens=list(head_fcnet_hiddens),
                                vf_share_layers=True)
+    modules = agent_modules(probe, policies)
+    module_ids = list(dict.fromkeys(modules.values()))  # in agent order: the first team first
+    trained = module_ids
+    if self_play_every is not None:
+        if policies != "per_team":
+            raise ValueError("self_play_every needs policies='per_team' (the first team "
+                             "learns, the others play its frozen snapshots)")
+        positive_int("self_play_every", self_play_every)
+        trained = module_ids[:1]
     config = (
         PPOConfig()
         .api_stack(enable_rl_module_and_learner=True, enable_env_runner_and_connector_v2=True)
@@ -250,16 +327,18 @@ def ppo_config(task: str | None = None, *, num_env_runners: int = 2,
                      num_envs_per_env_runner=num_envs_per_env_runner,
                      num_cpus_per_env_runner=num_cpus_per_env_runner,
                      rollout_fragment_length="auto")
-        .multi_agent(policies={SHARED_MODULE}, policy_mapping_fn=map_to_shared,
-                     policies_to_train=[SHARED_MODULE])
+        .multi_agent(policies=set(module_ids), policy_mapping_fn=AgentModules(modules),
+                     policies_to_train=trained)
         .rl_module(rl_module_spec=MultiRLModuleSpec(
-            rl_module_specs={SHARED_MODULE: RLModuleSpec(model_config=model)}))
+            rl_module_specs={m: RLModuleSpec(model_config=model) for m in module_ids}))
         .training(train_batch_size_per_learner=train_batch_size,
                   minibatch_size=minibatch_size, num_epochs=num_epochs, lr=lr)
         .learners(num_learners=0)
     )
     if seed is not None:
         config = config.debugging(seed=seed)
+    if self_play_every is not None:
+        config = config.callbacks(frozen_opponents(trained[0], module_ids[1:], self_play_every))
     return config
 
 

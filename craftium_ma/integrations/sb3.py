@@ -6,16 +6,26 @@
     PPO("CnnPolicy", venv).learn(10_000)
 
 Every agent of every env is one of SB3's envs (parameter sharing): row e * num_agents + i
-is agent i of env e. SB3 resets an env in the same step that ends it: when an env's episode
-is over, its rows' infos carry "terminal_observation" (and "TimeLimit.truncated") and the
-observations returned are the next episode's. A row whose agent is done before its env
-shows zero frames and reward 0 until the env's episode ends (docs/vector.md).
+is agent i of env e. An agent's episode ends its row's episode: done, with
+"terminal_observation" (and "TimeLimit.truncated") in its info. Until its env's episode
+ends too, the row pads: a zero frame, reward 0, done at every step (so that no padding
+step bootstraps a value or joins an episode) and info["padding"] True. Wrap the VecEnv in
+CraftiumVecMonitor, which counts only the agents' own steps, so that every episode it
+reports is one agent's, from its reset to its end. When the env's episode is over, SB3's
+convention holds: the observations returned are the next episode's (docs/vector.md).
 """
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
-from stable_baselines3.common.vec_env import VecEnv
+
+try:
+    from stable_baselines3.common.vec_env import VecEnv, VecMonitor
+except ImportError as e:  # pragma: no cover - depends on the installed extras
+    raise ImportError("craftium_ma.integrations.sb3 needs Stable-Baselines3: pip install "
+                      f"'craftium-ma[sb3]'; importing it failed with: {e}") from e
 
 from ..vector import CraftiumVectorEnv, vector_env
 
@@ -43,13 +53,16 @@ class CraftiumSB3VecEnv(VecEnv):
 
     def step_wait(self):
         obs, rewards, terms, truncs, infos = self.pool.step(self._actions)
-        dones = terms | truncs
+        finished, padding = terms | truncs, ~infos["active"]
         info_list = self._info_list(infos)
-        for row in np.flatnonzero(dones):
+        for row in np.flatnonzero(finished):
             info_list[row]["terminal_observation"] = obs[row].copy()
             info_list[row]["TimeLimit.truncated"] = bool(truncs[row] and not terms[row])
-        obs[dones] = 0  # a done agent's row is inactive until its env's episode ends
-        ended = (dones | ~infos["active"]).reshape(-1, self.pool.num_agents).all(axis=1)
+        for row in np.flatnonzero(padding):
+            info_list[row].update(padding=True, **{"TimeLimit.truncated": False})
+        dones = finished | padding
+        obs[finished] = 0  # a done agent's row pads until its env's episode ends
+        ended = dones.reshape(-1, self.pool.num_agents).all(axis=1)
         if ended.any():
             reset_obs, reset_infos = self.pool.reset(options={"reset_mask": ended})
             rows = np.repeat(ended, self.pool.num_agents)
@@ -92,6 +105,29 @@ class CraftiumSB3VecEnv(VecEnv):
 
     def env_is_wrapped(self, wrapper_class, indices=None):
         return [False] * len(self._get_indices(indices))
+
+
+class CraftiumVecMonitor(VecMonitor):
+    """SB3's VecMonitor over a CraftiumSB3VecEnv: a padding row adds no step, no reward
+    and no episode, so each episode it reports (info["episode"], SB3's ep_info_buffer) is
+    one agent's, its length and return as the agent had them."""
+
+    def step_wait(self):
+        obs, rewards, dones, infos = self.venv.step_wait()
+        live = np.array([not info.get("padding", False) for info in infos])
+        self.episode_returns += np.where(live, rewards, 0)
+        self.episode_lengths += live
+        infos = list(infos)
+        for i in np.flatnonzero(dones & live):
+            episode = {"r": self.episode_returns[i], "l": self.episode_lengths[i],
+                       "t": round(time.time() - self.t_start, 6)}
+            episode.update({key: infos[i][key] for key in self.info_keywords})
+            infos[i] = {**infos[i], "episode": episode}
+            self.episode_count += 1
+            self.episode_returns[i] = self.episode_lengths[i] = 0
+            if self.results_writer:
+                self.results_writer.write_row(episode)
+        return obs, rewards, dones, infos
 
 
 def vec_env(task: str, num_envs: int, **kwargs) -> CraftiumSB3VecEnv:

@@ -13,6 +13,7 @@ from ..events import EventLog
 from ..make import parallel_env
 from ..record import record_run
 from ..runner import Runner
+from ..tasks import load_task
 from .app import create_app
 
 START_TIMEOUT_S = 180.0  # the first reset starts the engine processes
@@ -24,28 +25,30 @@ def random_policy(env, seed: int | None):
     return lambda agent, observation, info: int(rng.integers(env.action_space(agent).n))
 
 
-def env_and_policy(task: str, policy: str = "random", humans: int = 0,
+def env_and_policy(task: str | None, policy: str = "random", humans: int = 0,
                    num_agents: int | None = None, obs_size: int | None = None,
-                   seed: int | None = None):
+                   seed: int | None = None, task_dir: str | None = None):
     """(the env, the policy) that serve() runs; the env starts nothing yet."""
     env_kwargs = {"num_agents": num_agents, "obs_size": obs_size}
     if policy != "random":
         from .policies import checkpoint_policy
-        act, env_kwargs = checkpoint_policy(policy, task, seed)
-    if humans:
-        env_kwargs["humans"] = humans
+        task_id = task if task_dir is None else load_task(task_dir).id
+        act, env_kwargs = checkpoint_policy(policy, task_id, seed)
+    env_kwargs.update(humans=humans or None, task_dir=task_dir)
     env = parallel_env(task, **{k: v for k, v in env_kwargs.items() if v is not None})
     return env, (random_policy(env, seed) if policy == "random" else act)
 
 
-def serve(task: str, policy: str = "random", tick_rate: float | None = 20.0, humans: int = 0,
-          port: int = 8000, log: str | None = None, num_agents: int | None = None,
-          obs_size: int | None = None, seed: int | None = None, max_steps: int | None = None,
-          episodes: int | None = None, record: str | None = None, out=print) -> str:
-    """Run `task` with `policy` ("random" or a train_ppo.py checkpoint) and serve the viewer
-    on 127.0.0.1:port until the run ends or Ctrl-C; returns the run's end reason.
-    `record`: write the run's mosaics to this .mp4 or .gif."""
-    env, act = env_and_policy(task, policy, humans, num_agents, obs_size, seed)
+def serve(task: str | None, policy: str = "random", tick_rate: float | None = 20.0,
+          humans: int = 0, port: int = 8000, log: str | None = None,
+          num_agents: int | None = None, obs_size: int | None = None, seed: int | None = None,
+          max_steps: int | None = None, episodes: int | None = None,
+          task_dir: str | None = None, record: str | None = None, out=print) -> str:
+    """Run `task` (or the task folder `task_dir`) with `policy` ("random" or a train_ppo.py
+    checkpoint) and serve the viewer on 127.0.0.1:port until the run ends or Ctrl-C;
+    returns the run's end reason. `record`: write the run's mosaics to this .mp4 or .gif."""
+    env, act = env_and_policy(task, policy, humans, num_agents, obs_size, seed, task_dir)
+    task = env.task.id
     runner = Runner(env, act, tick_rate=tick_rate, seed=seed)
     recording = record_run(runner, record) if record else None
     if hasattr(act, "on_event"):

@@ -62,6 +62,8 @@ class Planner:
         self.index = index
 
     def act(self, state: np.ndarray, num_agents: int) -> int:
+        """The action of agent `index` in the world of `state` (env.state() of an env of
+        `num_agents` agents: the number, which says how state is laid out, not an agent)."""
         self.world = GridState(state, num_agents)
         self.me = self.world.agents[self.index]
         self.hand = self.world.held[self.index]

@@ -2,7 +2,7 @@
 -- inside spans x in 1 .. width, z in 1 .. length, its floor at y = 0.
 
 local MAX = 64
-local TEAMS = {"red", "blue"}
+local TEAMS = craftium_ma.task_teams()  -- the manifest's: red, blue
 local WALL = "default:stonebrick"
 local field = {length = 40, width = 24}
 local flags = {}     -- team -> {base = pos, carrier = agent name or nil}

@@ -11,12 +11,14 @@ local hooks = {}
 local pending_reset = nil  -- a reset that waits for the areas to load
 
 -- A reset first clears what the last episode left (episode.lua, areas.lua):
--- objects, the agents' player state, the areas, Lua's math.random.
+-- objects, the agents' player state, the areas, Lua's math.random, the teams
+-- (a task sets an episode's teams in its reset hook).
 local function run_reset(request)
 	m.context.begin(request)
 	math.randomseed(m.context.seed())
 	m.results.take()
 	m.humans.reset()
+	m.teams.set_teams({})
 	m.episode.remove_objects()
 	for _, player in ipairs(m.players.agent_players()) do
 		m.episode.reset_player(player)

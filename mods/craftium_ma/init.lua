@@ -26,7 +26,8 @@ local humans = load_module("humans", {names = human_names, passwords = human_pas
 	agents = results.agents, is_agent = results.is_agent, checks = checks})
 local teams = load_module("teams", {agents = results.agents, is_agent = results.is_agent,
 	add_reward = results.add_reward, is_human = humans.is_human,
-	add_human_reward = humans.add_human_reward, checks = checks})
+	add_human_reward = humans.add_human_reward, checks = checks,
+	declared = (core.settings:get("craftium_ma_teams") or ""):split(",")})
 local hud = load_module("hud", {parts = core.settings:get("craftium_ma_hud_parts"),
 	shown = core.settings:get("craftium_ma_hud"),
 	nametags = core.settings:get_bool("craftium_ma_nametags", true)})
@@ -80,6 +81,7 @@ craftium_ma = {
 	-- teams (teams.lua)
 	set_teams = teams.set_teams,
 	split_teams = teams.split_teams,
+	task_teams = teams.task_teams,
 	team_of = teams.team_of,
 	team_members = teams.team_members,
 	add_team_reward = teams.add_team_reward,

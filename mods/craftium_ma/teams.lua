@@ -3,7 +3,7 @@
 --
 -- deps.agents(), deps.is_agent(name), deps.add_reward(name, r): results.lua's;
 -- deps.is_human(name), deps.add_human_reward(name, r): humans.lua's;
--- deps.checks: checks.lua.
+-- deps.checks: checks.lua; deps.declared: the manifest's teams (a list of names).
 
 local deps = ...
 local teams = {}
@@ -26,9 +26,16 @@ function teams.set_teams(new_teams)
 	end
 end
 
+--- The teams the task's manifest declares (teams = [...] in task.toml), in order.
+function teams.task_teams()
+	return table.copy(deps.declared or {})
+end
+
 --- Split the agents into teams by turns: agent_0 to the first name, agent_1 to
---- the second, ... (names in the order given).
+--- the second, ... (names in the order given; by default the manifest's teams,
+--- the split Python's env.team_of expects).
 function teams.split_teams(names)
+	names = names or deps.declared
 	local split = {}
 	for _, team in ipairs(names) do
 		split[team] = {}

@@ -119,7 +119,7 @@ local agents = {}     -- per agent, in order: {name, x, z, dir, held = {tile, co
 local goals = {}      -- per agent: {id, a_tile, a_colour, b_tile, b_colour}
 local rules = {}      -- {id, a_tile, a_colour, b_tile, b_colour, c_tile, c_colour}
 local mode = "cooperative"
-local TEAMS = {"team_0", "team_1"}  -- competitive: agents dealt out in turn
+local TEAMS = craftium_ma.task_teams()  -- the manifest's; competitive: agents dealt in turn
 local dirty = {}      -- cells whose node must be written this step
 
 local function index(x, z)

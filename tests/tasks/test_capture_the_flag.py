@@ -27,7 +27,8 @@ def test_carrying_the_flag_home_rewards_the_whole_team():
         env.reset(seed=1)
         assert [agent_state(env.state(), i)[2] for i in range(4)] == [0, 1, 0, 1]  # red, blue, ...
         _, rewards, _, _, infos = env.step(dict.fromkeys(env.agents, NOOP))
-        assert [infos[a]["team"] for a in env.agents] == ["red", "blue", "red", "blue"]
+        assert [infos[a]["team"] for a in env.agents] == [0, 1, 0, 1]  # the manifest's teams
+        assert [env.team_of(a) for a in env.agents] == ["red", "blue", "red", "blue"]
         state = env.state()
         assert state[BLUE_HOME] == 0 and agent_state(state, 0)[3] == 1  # agent_0 has it
         assert set(rewards.values()) == {0}

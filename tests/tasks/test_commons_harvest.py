@@ -75,8 +75,8 @@ def test_metrics_arrive_at_the_last_step():
             last = step == len(plan)
             assert all(t == last for t in truncations.values())
             assert not any(terminations.values())
-            for a in AGENTS:
-                assert ("equality" in infos[a]) == last
+            for a in AGENTS:  # before the last step: the schema's defaults (0, apples_left -1)
+                assert (infos[a]["apples_left"] == -1 and infos[a]["equality"] == 0) != last
         assert env.agents == []
         for a in AGENTS:
             info = infos[a]

@@ -88,7 +88,7 @@ def test_a_reset_closes_the_door_and_one_agent_cannot_pass(env):
     walk(env, NOOP, FORWARD, until=lambda s: s[0] == 1)  # open it, then reset
     _, infos = env.reset(seed=0)
     state = env.state()
-    assert state[0] == 0 and infos["agent_1"]["position"] == (5.0, 0.5, 5.0)
+    assert state[0] == 0 and tuple(infos["agent_1"]["position"]) == (5.0, 0.5, 5.0)
     # agent_0 leaves plate A; agent_1 alone on plate B runs into the closed door
     walk(env, BACKWARD, NOOP, until=lambda s: not on(s, 0, PLATE_A))
     state = walk(env, NOOP, FORWARD, until=lambda s: on(s, 1, PLATE_B))

@@ -10,8 +10,17 @@ local function new_teams(rewards, scores)
 		add_reward = function(name, r) rewards[name] = (rewards[name] or 0) + r end,
 		add_human_reward = function(name, r) scores[name] = (scores[name] or 0) + r end,
 		checks = t.load("checks"),
+		declared = {"red", "blue"},
 	})
 end
+
+t.test("split_teams without names deals the agents to the manifest's teams", function()
+	local teams = new_teams({}, {})
+	t.eq(teams.task_teams(), {"red", "blue"})
+	teams.split_teams()
+	t.eq(teams.team_members("red"), {"agent_0", "agent_2"})
+	t.eq(teams.team_of("agent_1"), "blue")
+end)
 
 t.test("split_teams deals the agents out by turns", function()
 	local teams = new_teams({}, {})
