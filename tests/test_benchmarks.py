@@ -76,3 +76,27 @@ def test_same_frames_of_one_build_against_itself():
                          capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stdout + run.stderr
     assert run.stdout.splitlines() == [f"{t}: 0 of 4 steps differ" for t in tasks]
+
+
+def test_determinism_finds_the_first_step_and_the_pixels_that_differ():
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import determinism
+    frame = np.zeros((8, 8, 3), np.uint8)
+    record = [({"agent_0": frame, "agent_1": frame}, {"agent_0": {"hp": 20}}, None)] * 3
+    other = [*record[:2], ({"agent_0": frame, "agent_1": frame.copy()},
+                           {"agent_0": {"hp": 20}}, None)]
+    other[2][0]["agent_1"][1, 2] = 5  # one pixel of agent_1's frame at step 2
+    assert determinism.first_difference(record, list(record)) is None
+    assert determinism.first_difference(record, other)["step"] == 2
+    assert determinism.first_difference(record, other)["frames"] == {"agent_1": 1}
+
+
+@pytest.mark.engine
+def test_determinism_plays_a_task_at_its_most_agents_fresh_and_after_another_episode(tmp_path):
+    run = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "determinism.py"),
+                          "--tasks", "duel", "--steps", "10", "--repeats", "2",
+                          "--out", str(tmp_path)], capture_output=True, text=True, timeout=600)
+    r = json.loads((tmp_path / "determinism.json").read_text())
+    assert r["tasks"]["duel"]["agents"] == 2 and r["tasks"]["duel"]["steps"] == 10
+    assert run.returncode == (1 if r["tasks"]["duel"]["differed"] else 0), run.stderr
+    assert "| duel | 2 | 10 |" in (tmp_path / "determinism.md").read_text()

@@ -1,0 +1,108 @@
+"""The same episode at full scale? Every shipped task (or --tasks) at its largest number of
+agents plays one seed with busy random actions (its whole action set) for --steps steps:
+in --repeats fresh envs, and once more in the first env after an episode of another seed.
+Every run is compared with the first, bit for bit (frames, rewards, flags, infos, state).
+
+    .venv/bin/python benchmarks/determinism.py [--tasks commons_harvest xland] [--repeats 5]
+
+Writes results/determinism.json and .md: per task, the runs that differed and, for each,
+the first differing step and what differed there (the agents and pixels of their frames).
+Exits 1 when any run differed. See docs/environments.md#clean-episodes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+import craftium_ma
+from craftium_ma import testing
+from craftium_ma.tasks import shipped_tasks
+
+import measure  # benchmarks/measure.py: the machine line
+
+
+def first_difference(a: list, b: list) -> dict | None:
+    """The first record where two played episodes differ, and what differs there."""
+    for step, (x, y) in enumerate(zip(a, b)):
+        try:
+            testing.assert_same(x, y, f"step {step}")
+        except AssertionError as error:
+            frames = {agent: int((x[0][agent] != y[0][agent]).any(axis=2).sum())
+                      for agent in x[0] if agent in y[0]
+                      and not np.array_equal(x[0][agent], y[0][agent])}
+            return {"step": step, "frames": frames, "first": str(error).splitlines()[0]}
+    return None if len(a) == len(b) else {"step": min(len(a), len(b)), "first": "lengths"}
+
+
+def where(label: str, difference: dict) -> str:
+    """One differing run in words: its first differing step and the pixels per agent."""
+    pixels = ", ".join(f"{a} {n} px" for a, n in difference.get("frames", {}).items())
+    return f"{label}: step {difference['step']} ({pixels or difference['first']})"
+
+
+def runs_of(task: str, steps: int, repeats: int, seed: int, **env_kwargs) -> list[list]:
+    """`repeats` fresh envs' episodes of `seed`, then the first env's after another seed's."""
+    agents = shipped_tasks()[task].max_agents
+    make = lambda: craftium_ma.parallel_env(task, num_agents=agents,  # noqa: E731
+                                            max_cycles=steps, **env_kwargs)
+    runs, kept = [], None
+    for k in range(repeats):
+        env = make()
+        runs.append(testing.play(env, seed, steps, policy=testing.random_actions(seed)))
+        if k == 0:
+            kept = env
+        else:
+            env.close()
+    try:
+        testing.play(kept, seed + 1, steps // 2)
+        runs.append(testing.play(kept, seed, steps, policy=testing.random_actions(seed)))
+    finally:
+        kept.close()
+    return runs
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--tasks", nargs="+", default=sorted(shipped_tasks()))
+    p.add_argument("--steps", type=int, default=200)
+    p.add_argument("--repeats", type=int, default=3, help="fresh envs per task")
+    p.add_argument("--seed", type=int, default=7)
+    p.add_argument("--pipelined", action="store_true")
+    p.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "results")
+    args = p.parse_args()
+    results = {"machine": measure.machine_with_load(), "date": time.strftime("%Y-%m-%d %H:%M"),
+               "steps": args.steps, "repeats": args.repeats, "seed": args.seed,
+               "pipelined": args.pipelined, "tasks": {}}
+    for task in args.tasks:
+        start = time.monotonic()
+        runs = runs_of(task, args.steps, args.repeats, args.seed, pipelined=args.pipelined)
+        labels = [f"fresh {k}" for k in range(1, args.repeats)] + ["after another episode"]
+        differed = {label: diff for label, run in zip(labels, runs[1:])
+                    if (diff := first_difference(runs[0], run)) is not None}
+        results["tasks"][task] = {"agents": shipped_tasks()[task].max_agents,
+                                  "steps": len(runs[0]) - 1, "differed": differed,
+                                  "seconds": round(time.monotonic() - start, 1)}
+        print(f"{task}: {len(differed)} of {len(runs) - 1} runs differed from the first "
+              f"{json.dumps(differed)}", flush=True)
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "determinism.json").write_text(json.dumps(results, indent=2) + "\n")
+    rows = [f"| {task} | {r['agents']} | {r['steps']} | {len(r['differed'])} of "
+            f"{args.repeats} | {'; '.join(where(label, d) for label, d in r['differed'].items())} |"
+            for task, r in results["tasks"].items()]
+    (args.out / "determinism.md").write_text(
+        f"# Determinism at full scale: seed {args.seed}, {args.steps} steps, "
+        f"{'pipelined' if args.pipelined else 'strict'}\n\n{measure.machine_line(results)}\n\n"
+        "| task | agents | steps | runs that differed | where |\n| --- | --- | --- | --- | --- |\n"
+        + "\n".join(rows) + "\n")
+    return 1 if any(r["differed"] for r in results["tasks"].values()) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
