@@ -36,7 +36,8 @@ def first_difference(a: list, b: list) -> dict | None:
             frames = {agent: int((x[0][agent] != y[0][agent]).any(axis=2).sum())
                       for agent in x[0] if agent in y[0]
                       and not np.array_equal(x[0][agent], y[0][agent])}
-            return {"step": step, "frames": frames, "first": str(error).splitlines()[0]}
+            said = [line for line in str(error).splitlines() if line.strip()]
+            return {"step": step, "frames": frames, "first": said[0] if said else ""}
     return None if len(a) == len(b) else {"step": min(len(a), len(b)), "first": "lengths"}
 
 
