@@ -1,0 +1,158 @@
+"""BenchMARL (1.5) adapter: every craftium-ma task as a BenchMARL task.
+
+    from benchmarl.algorithms import IppoConfig
+    from benchmarl.experiment import Experiment, ExperimentConfig
+    from benchmarl.models import CnnConfig
+    from craftium_ma.integrations.benchmarl import CraftiumTask
+
+    task = CraftiumTask.COMMONS_HARVEST.get_task({"num_agents": 2, "obs_size": 32})
+    config = ExperimentConfig.get_from_yaml()
+    config.render = False  # headless: no video of the evaluation episodes
+    Experiment(task, IppoConfig.get_from_yaml(), CnnConfig.get_from_yaml(), seed=0,
+               config=config).run()
+
+CraftiumTask has one member per shipped task (its id in capitals); a task's config is the
+keyword arguments of craftium_ma.parallel_env (num_agents, obs_size, max_cycles,
+task_options, ...), empty for the manifest's defaults. A task folder of your own is
+CraftiumTaskClass("my_task", {"task_dir": "path/to/my_task"}).
+
+The env is craftium_ma.parallel_env(...) wrapped by TorchRL's PettingZooWrapper:
+- groups: one per team where the task has teams (env.team_of), named after the team;
+  otherwise one group, "agents";
+- observations: the frames, uint8 (H, W, 3) under (group, "observation"); BenchMARL's CNN
+  casts them to float itself;
+- infos: the task's fixed info schema under (group, "info") (docs/environments.md#infos);
+- state: state() under "state" where the task has one, the input of centralised critics
+  (MAPPO's); its spec is state_spec();
+- actions: discrete only; render off (has_render is False);
+- episodes: TorchRL resets a parallel env when any agent is done, so a BenchMARL episode
+  ends with its first agent's;
+- seeds: the k-th env a task object builds (k = 0, 1, ...) gets the experiment's seed + k,
+  so that BenchMARL's evaluation env and its n_envs_per_worker training envs play
+  different episodes.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+from typing import Any
+
+try:
+    import yaml
+    from benchmarl.environments import Task, TaskClass
+    from torchrl.data import Composite
+    from torchrl.envs import EnvBase, PettingZooWrapper
+except ImportError as e:
+    raise ImportError("craftium_ma.integrations.benchmarl needs BenchMARL: pip install "
+                      f"'craftium-ma[benchmarl]'; importing it failed with: {e}") from e
+
+from ..make import parallel_env
+from ..tasks import tasks
+
+ONE_GROUP = "agents"  # the group of a task without teams
+
+
+def group_map(env) -> dict[str, list[str]]:
+    """The agents of a craftium-ma ParallelEnv by team (teams without agents left out), or
+    all in ONE_GROUP where the task has no teams."""
+    groups: dict[str, list[str]] = {}
+    for agent in env.possible_agents:
+        groups.setdefault(env.team_of(agent) or ONE_GROUP, []).append(agent)
+    return groups
+
+
+class CraftiumTaskClass(TaskClass):
+    """One craftium-ma task for BenchMARL: name is the task id (any case), config the
+    keyword arguments of craftium_ma.parallel_env (with task_dir=, name only names it)."""
+
+    def __init__(self, name: str, config: dict[str, Any] | None):
+        super().__init__(name, config)
+        action_space = self.config.get("action_space", "discrete")
+        if action_space != "discrete":
+            raise ValueError(f"BenchMARL task {name}: action_space={action_space!r}; BenchMARL "
+                             "takes the discrete action space only (leave action_space out)")
+        self._envs_built = itertools.count()
+
+    def make_env(self, seed: int | None = None, device="cpu") -> PettingZooWrapper:
+        """The task's env as TorchRL's PettingZooWrapper, reset once with seed."""
+        config = dict(self.config)
+        task = None if "task_dir" in config else self.name.lower()
+        env = parallel_env(task, **config)
+        return PettingZooWrapper(env, group_map=group_map(env), categorical_actions=True,
+                                 return_state=hasattr(env, "state_space"), seed=seed,
+                                 device=device)
+
+    def get_env_fun(self, num_envs: int, continuous_actions: bool, seed: int | None,
+                    device) -> Callable[[], EnvBase]:
+        # one env per call; BenchMARL batches them in a SerialEnv or ParallelEnv
+        def make():
+            return self.make_env(None if seed is None else seed + next(self._envs_built),
+                                 device)
+        return make
+
+    def supports_continuous_actions(self) -> bool:
+        return False
+
+    def supports_discrete_actions(self) -> bool:
+        return True
+
+    def max_steps(self, env: EnvBase) -> int:
+        return env.max_cycles
+
+    def has_render(self, env: EnvBase) -> bool:
+        return False
+
+    def group_map(self, env: EnvBase) -> dict[str, list[str]]:
+        return env.group_map
+
+    def _group_entries(self, env: EnvBase, key: str) -> Composite:
+        """The observation spec's (group, key) entries alone, for every group."""
+        spec = env.observation_spec.clone()
+        for group in self.group_map(env):
+            for other in list(spec[group].keys()):
+                if other != key:
+                    del spec[group][other]
+        if "state" in spec.keys():
+            del spec["state"]
+        return spec
+
+    def observation_spec(self, env: EnvBase) -> Composite:
+        return self._group_entries(env, "observation")
+
+    def info_spec(self, env: EnvBase) -> Composite | None:
+        return self._group_entries(env, "info")
+
+    def state_spec(self, env: EnvBase) -> Composite | None:
+        if "state" not in env.observation_spec.keys():
+            return None
+        return Composite({"state": env.observation_spec["state"].clone()})
+
+    def action_spec(self, env: EnvBase) -> Composite:
+        return env.full_action_spec
+
+    def action_mask_spec(self, env: EnvBase) -> Composite | None:
+        return None
+
+    @staticmethod
+    def env_name() -> str:
+        return "craftium"
+
+
+class _CraftiumTasks(Task):
+    """Members are added by name below (one per shipped task)."""
+
+    @staticmethod
+    def associated_class():
+        return CraftiumTaskClass
+
+    def get_from_yaml(self, path: str | None = None) -> CraftiumTaskClass:
+        """The task with its manifest's defaults, or with the config of the YAML file at
+        path (parallel_env's keyword arguments)."""
+        if path is None:
+            return self.get_task(config={})
+        with open(path) as f:
+            return self.get_task(config=yaml.safe_load(f) or {})
+
+
+CraftiumTask = _CraftiumTasks("CraftiumTask", [t.upper() for t in tasks()], module=__name__)

@@ -1,0 +1,101 @@
+"""BenchMARL's IPPO on craftium-ma tasks (craftium_ma.integrations.benchmarl), on real engines:
+a task with teams and one without, a few tiny iterations each; and, without engines, the
+adapter's seeds and errors."""
+
+import csv
+import importlib
+import math
+import sys
+
+import pytest
+import torch
+
+from craftium_ma.tasks import find_task
+
+FRAMES = 16  # per iteration; episodes of 8 steps end inside each
+ITERATIONS = 2
+
+
+def run_ippo(task_id: str, tmp_path):
+    """A finished IPPO experiment of ITERATIONS iterations on task_id, 2 agents, 16x16."""
+    from benchmarl.algorithms import IppoConfig
+    from benchmarl.experiment import Experiment, ExperimentConfig
+    from benchmarl.models import CnnConfig
+
+    from craftium_ma.integrations.benchmarl import CraftiumTask
+
+    task = CraftiumTask[task_id.upper()].get_task({"num_agents": 2, "obs_size": 16,
+                                                  "max_cycles": 8})
+    config = ExperimentConfig.get_from_yaml()
+    config.max_n_iters, config.max_n_frames = ITERATIONS, None
+    config.on_policy_collected_frames_per_batch = FRAMES
+    config.on_policy_n_envs_per_worker = 1
+    config.on_policy_n_minibatch_iters = 1
+    config.on_policy_minibatch_size = FRAMES
+    config.evaluation_episodes, config.evaluation_interval = 1, FRAMES * ITERATIONS
+    config.render, config.loggers, config.create_json = False, ["csv"], False
+    config.save_folder = str(tmp_path)
+    model = CnnConfig.get_from_yaml()
+    model.cnn_num_cells, model.mlp_num_cells = [8], [16]
+    experiment = Experiment(task, IppoConfig.get_from_yaml(), model, seed=0, config=config)
+    experiment.run()
+    return experiment
+
+
+def logged(tmp_path, name: str) -> list[float]:
+    """The values the CSV logger wrote for the scalar `name` (e.g. collection/reward/...)."""
+    [path] = tmp_path.rglob(name.replace("/", "_") + ".csv")
+    with open(path) as f:
+        return [float(row[1]) for row in csv.reader(f)]
+
+
+@pytest.mark.engine
+@pytest.mark.parametrize("task, groups", [
+    ("capture_the_flag", {"red": ["agent_0"], "blue": ["agent_1"]}),
+    ("commons_harvest", {"agents": ["agent_0", "agent_1"]}),
+])
+def test_ippo_runs_its_iterations_with_a_group_per_team(task, groups, tmp_path):
+    experiment = run_ippo(task, tmp_path)
+    assert experiment.group_map == groups
+    assert experiment.n_iters_performed == ITERATIONS
+    assert experiment.total_frames == FRAMES * ITERATIONS
+    # episodes end every 8 steps, so every iteration logs the returns of finished ones
+    returns = logged(tmp_path, "collection/reward/episode_reward_mean")
+    assert len(returns) == ITERATIONS
+    assert all(math.isfinite(r) for r in returns)
+    for group in groups:
+        assert len(logged(tmp_path, f"collection/{group}/reward/episode_reward_mean")) \
+            == ITERATIONS
+    # the frames reach the learner as the env's uint8, the state as BenchMARL's global state
+    for group, agents in groups.items():
+        batch = experiment.replay_buffers[group].sample()
+        assert batch[group, "observation"].shape[-4:] == (len(agents), 16, 16, 3)
+        assert batch[group, "observation"].dtype == torch.uint8
+    assert experiment.state_spec["state"].shape == (find_task(task).state_size(2),)
+    # the evaluation env played its episode
+    assert all(math.isfinite(r) for r in logged(tmp_path, "eval/reward/episode_reward_mean"))
+
+
+def test_each_env_a_task_builds_gets_the_next_seed(monkeypatch):
+    from craftium_ma.integrations.benchmarl import CraftiumTask
+
+    task = CraftiumTask.SMALL_ROOM.get_task({})
+    monkeypatch.setattr(task, "make_env", lambda seed, device: seed)
+    make = task.get_env_fun(1, False, 7, "cpu")
+    assert [make(), make(), task.get_env_fun(1, False, 7, "cpu")()] == [7, 8, 9]
+    assert task.get_env_fun(1, False, None, "cpu")() is None
+
+
+def test_a_continuous_action_space_is_refused_by_name():
+    from craftium_ma.integrations.benchmarl import CraftiumTask
+
+    with pytest.raises(ValueError, match="action_space='full'"):
+        CraftiumTask.SMALL_ROOM.get_task({"action_space": "full"})
+
+
+def test_without_benchmarl_the_import_names_the_extra(monkeypatch):
+    for name in ("benchmarl", "benchmarl.environments"):
+        monkeypatch.setitem(sys.modules, name, None)
+    monkeypatch.delitem(sys.modules, "craftium_ma.integrations.benchmarl", raising=False)
+    with pytest.raises(ImportError, match=r"pip install 'craftium-ma\[benchmarl\]'"):
+        importlib.import_module("craftium_ma.integrations.benchmarl")
