@@ -50,9 +50,11 @@ def test_infos_keep_one_schema_and_pettingzoo_and_torchrl_take_the_task(task, tm
             while env.agents:
                 actions = {a: env.action_space(a).sample() for a in env.agents}
                 assert_schema(env, env.step(actions)[4])
+        wrappers = []  # kept alive: a collected TorchRL env closes the env it wraps
         for use_mask in (False, True):
             wrapped = PettingZooWrapper(env, use_mask=use_mask,
                                         return_state=hasattr(env, "state_space"))
+            wrappers.append(wrapped)
             check_env_specs(wrapped)
             wrapped.reset()
             env.post_chat("hello agents")
