@@ -134,7 +134,7 @@ def test_doctor_names_a_missing_extra_and_its_install_command(installed):
     out = run(venv / "bin" / "python", "-c", MISSING_TORCHRL, cwd=outside)
     assert out.returncode == 0, out.stderr
     missing, command = json.loads(out.stdout)
-    assert missing["torchrl"] == ["torchrl==0.14.1"] and missing["test"] == ["torchrl==0.14.1"]
+    assert missing["torchrl"] == ["torchrl==0.11.1"] and missing["test"] == ["torchrl==0.11.1"]
     assert missing["sb3"] == [] and missing["rllib"] == []
     assert command == 'pip install "craftium-ma[torchrl]"'
 
