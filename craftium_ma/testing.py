@@ -6,16 +6,22 @@ craftium_ma.parallel_env, task_dir=TASK, max_cycles=40)`), starts real engine pr
 closes every env it made, and raises AssertionError saying where two episodes differ.
 
     api_check(env_fn)                  PettingZoo's parallel and AEC API tests
-    deterministic_check(env_fn)        the same seed and actions give the same episode
+    deterministic_check(env_fn)        the same seed and actions give the same episode,
+                                       in fresh envs and after another episode
     different_seed_check(env_fn)       another seed gives another episode
     reset_after_history_check(env_fn)  reset(seed) after any history = a fresh env's episode
     pool_check(task, ...)              each row of a vector_env pool = the single env's
+    another_engine_run()               a context: another env loads the CPUs meanwhile
 
 Episodes are compared bit for bit: observations, rewards, terminations, truncations,
 infos and state() (assert_same).
 """
 
 from __future__ import annotations
+
+import contextlib
+import subprocess
+import sys
 
 import numpy as np
 from pettingzoo.test import api_test, parallel_api_test
@@ -82,12 +88,24 @@ def api_check(env_fn, num_cycles: int = 40):
 
 
 def deterministic_check(env_fn, seed: int = 11, steps: int = 60, repeats: int = 2,
-                        policy_seed: int | None = None):
-    """`repeats` fresh envs play the same episode from the same seed and actions."""
-    runs = [_played(env_fn, seed, steps, policy=random_actions(
-        seed if policy_seed is None else policy_seed)) for _ in range(repeats)]
-    for k, run in enumerate(runs[1:], 1):
-        assert_same(runs[0], run, f"seed {seed}, run {k} against run 0")
+                        policy_seed: int | None = None, history_seed: int | None = None):
+    """`repeats` fresh envs play the same episode from the same seed and actions; with
+    `history_seed`, the first env plays it once more after an episode of that seed."""
+    def policy():
+        return random_actions(seed if policy_seed is None else policy_seed)
+
+    first = env_fn()
+    try:
+        runs = [play(first, seed, steps, policy=policy())]
+        runs += [_played(env_fn, seed, steps, policy=policy()) for _ in range(1, repeats)]
+        if history_seed is not None:
+            play(first, history_seed, steps // 2)
+            runs.append(play(first, seed, steps, policy=policy()))
+    finally:
+        first.close()
+    labels = [f"run {k}" for k in range(1, repeats)] + [f"run 0 after seed {history_seed}"]
+    for label, run in zip(labels, runs[1:]):
+        assert_same(runs[0], run, f"seed {seed}, {label} against run 0")
 
 
 def different_seed_check(env_fn, seeds: tuple[int, int] = (11, 12), steps: int = 20):
@@ -206,3 +224,26 @@ def _single_stream(env, e: int, seed: int, steps: int) -> list[dict]:
         acts = _actions_of(e, t, n_actions, n)
         stream.append(record(*env.step({a: int(acts[agents.index(a)]) for a in env.agents})))
     return stream
+
+
+_LOAD = """import sys, craftium_ma
+from craftium_ma import testing
+env = craftium_ma.parallel_env(sys.argv[1], num_agents=int(sys.argv[2]))
+seed = 0
+while True:
+    testing.play(env, seed)
+    seed += 1
+"""
+
+
+@contextlib.contextmanager
+def another_engine_run(task: str = "open_world", num_agents: int = 4):
+    """While the block runs, another env plays random episodes in a process of its own:
+    a check inside it holds on a loaded machine too (races show more often there)."""
+    other = subprocess.Popen([sys.executable, "-c", _LOAD, task, str(num_agents)])
+    try:
+        yield
+    finally:
+        other.terminate()  # its engine processes go with it (craftium_ma._reaper)
+        other.wait(timeout=60)
+

@@ -28,6 +28,8 @@ def pytest_configure(config):
     (root / "bin" / "luanti").write_text(f"#!/bin/sh\necho '{NOT_MARKED}' >&2\nexit 1\n")
     (root / "bin" / "luanti").chmod(0o755)
     config.stash[_stand_in] = root
+    # SB3 makes a log folder for every model (an empty /tmp/SB3-<date> by default)
+    os.environ["SB3_LOGDIR"] = str(root / "sb3")
 
 
 def pytest_unconfigure(config):

@@ -97,6 +97,16 @@ def test_determinism_plays_a_task_at_its_most_agents_fresh_and_after_another_epi
                           "--tasks", "duel", "--steps", "10", "--repeats", "2",
                           "--out", str(tmp_path)], capture_output=True, text=True, timeout=600)
     r = json.loads((tmp_path / "determinism.json").read_text())
-    assert r["tasks"]["duel"]["agents"] == 2 and r["tasks"]["duel"]["steps"] == 10
+    assert r["tasks"]["duel"]["agents"] == 2 and r["steps"] == 10
     assert run.returncode == (1 if r["tasks"]["duel"]["differed"] else 0), run.stderr
     assert "| duel | 2 | 10 |" in (tmp_path / "determinism.md").read_text()
+
+
+@pytest.mark.engine
+def test_determinism_compares_a_pool_with_single_envs(tmp_path):
+    run = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "determinism.py"),
+                          "--tasks", "duel", "--steps", "6", "--repeats", "1", "--pool",
+                          "--out", str(tmp_path)], capture_output=True, text=True, timeout=600)
+    r = json.loads((tmp_path / "determinism-pool.json").read_text())
+    assert r["pool"] and r["tasks"]["duel"]["differed"] == {}, run.stderr
+    assert "a pool of 2 against single envs" in (tmp_path / "determinism-pool.md").read_text()

@@ -84,14 +84,6 @@ def rollout(task, seed, steps, pipelined=False):
         env.close()
 
 
-@pytest.mark.engine
-@pytest.mark.parametrize("task", TASKS)
-def test_same_seed_and_actions_give_the_same_episode(task):
-    """PettingZoo's parallel_seed_test stops after one step; this runs a whole episode."""
-    testing.deterministic_check(functools.partial(craftium_ma.parallel_env, task, max_cycles=60),
-                                seed=11, steps=60, policy_seed=123)
-
-
 def without_frames(trace):
     return [step[1:] for step in trace]
 

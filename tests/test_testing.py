@@ -69,7 +69,7 @@ class Toy(ParallelEnv):
 def test_a_seeded_env_passes_every_check():
     make = functools.partial(Toy)
     testing.api_check(make, num_cycles=20)
-    testing.deterministic_check(make, steps=20, repeats=3)
+    testing.deterministic_check(make, steps=20, repeats=3, history_seed=5)
     testing.different_seed_check(make)
     testing.reset_after_history_check(make, steps=20)
 
@@ -77,6 +77,12 @@ def test_a_seeded_env_passes_every_check():
 def test_the_deterministic_check_finds_noise_no_seed_fixes():
     with pytest.raises(AssertionError, match="run 1 against run 0"):
         testing.deterministic_check(functools.partial(Toy, noise=True), steps=20)
+
+
+def test_the_deterministic_check_finds_an_episode_that_remembers_the_history():
+    with pytest.raises(AssertionError, match="run 0 after seed 5 against run 0"):
+        testing.deterministic_check(functools.partial(Toy, remembers=True), steps=20,
+                                    history_seed=5)
 
 
 def test_the_different_seed_check_finds_a_task_that_ignores_its_seed():
