@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import json
 import sys
 import time
@@ -54,30 +55,12 @@ def where(label: str, difference: dict) -> str:
     return f"{label}: {at}({pixels or difference['first']})"
 
 
-def runs_of(task: str, steps: int, repeats: int, seed: int, **env_kwargs) -> list[list]:
-    """`repeats` fresh envs' episodes of `seed`, then the first env's after another seed's."""
-    agents = shipped_tasks()[task].max_agents
-    make = lambda: craftium_ma.parallel_env(task, num_agents=agents,  # noqa: E731
-                                            max_cycles=steps, **env_kwargs)
-    runs, kept = [], None
-    for k in range(repeats):
-        env = make()
-        runs.append(testing.play(env, seed, steps, policy=testing.random_actions(seed)))
-        if k == 0:
-            kept = env
-        else:
-            env.close()
-    try:
-        testing.play(kept, seed + 1, steps // 2)
-        runs.append(testing.play(kept, seed, steps, policy=testing.random_actions(seed)))
-    finally:
-        kept.close()
-    return runs
-
-
 def fresh_and_used_runs(task: str, steps: int, repeats: int, seed: int, **env_kwargs) -> dict:
-    """runs_of() compared with its first run: the runs that differed, and where."""
-    runs = runs_of(task, steps, repeats, seed, **env_kwargs)
+    """`repeats` fresh envs' episodes of `seed`, then the first env's after another seed's
+    (testing.replays), each compared with the first: the runs that differed, and where."""
+    make = functools.partial(craftium_ma.parallel_env, task, max_cycles=steps,
+                             num_agents=shipped_tasks()[task].max_agents, **env_kwargs)
+    runs = testing.replays(make, seed, steps, repeats, history_seed=seed + 1)
     labels = [f"fresh {k}" for k in range(1, repeats)] + ["after another episode"]
     return {label: diff for label, run in zip(labels, runs[1:])
             if (diff := first_difference(runs[0], run)) is not None}

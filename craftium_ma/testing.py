@@ -12,6 +12,7 @@ closes every env it made, and raises AssertionError saying where two episodes di
     reset_after_history_check(env_fn)  reset(seed) after any history = a fresh env's episode
     pool_check(task, ...)              each row of a vector_env pool = the single env's
     another_engine_run()               a context: another env loads the CPUs meanwhile
+    replays(env_fn, seed, steps)       the episodes deterministic_check compares
 
 Episodes are compared bit for bit: observations, rewards, terminations, truncations,
 infos and state() (assert_same).
@@ -87,10 +88,11 @@ def api_check(env_fn, num_cycles: int = 40):
             env.close()
 
 
-def deterministic_check(env_fn, seed: int = 11, steps: int = 60, repeats: int = 2,
-                        policy_seed: int | None = None, history_seed: int | None = None):
-    """`repeats` fresh envs play the same episode from the same seed and actions; with
-    `history_seed`, the first env plays it once more after an episode of that seed."""
+def replays(env_fn, seed: int, steps: int, repeats: int = 2, policy_seed: int | None = None,
+            history_seed: int | None = None) -> list[list[tuple]]:
+    """The records of `repeats` fresh envs playing seed `seed` with the same random actions,
+    then, with `history_seed`, of the first env playing it again after `steps // 2` steps
+    of an episode of that seed."""
     def policy():
         return random_actions(seed if policy_seed is None else policy_seed)
 
@@ -103,6 +105,14 @@ def deterministic_check(env_fn, seed: int = 11, steps: int = 60, repeats: int = 
             runs.append(play(first, seed, steps, policy=policy()))
     finally:
         first.close()
+    return runs
+
+
+def deterministic_check(env_fn, seed: int = 11, steps: int = 60, repeats: int = 2,
+                        policy_seed: int | None = None, history_seed: int | None = None):
+    """`repeats` fresh envs play the same episode from the same seed and actions; with
+    `history_seed`, the first env plays it once more after an episode of that seed."""
+    runs = replays(env_fn, seed, steps, repeats, policy_seed, history_seed)
     labels = [f"run {k}" for k in range(1, repeats)] + [f"run 0 after seed {history_seed}"]
     for label, run in zip(labels, runs[1:]):
         assert_same(runs[0], run, f"seed {seed}, {label} against run 0")
