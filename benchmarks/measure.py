@@ -35,9 +35,10 @@ def rss_mb(pid: int) -> float:
 
 
 def make_env(task: str, agents: int, frameskip: int = 1, obs_size: int = 64,
-             pipelined: bool = False, cpus=None):
+             pipelined: bool = False, cpus=None, observations="rgb"):
     return craftium_ma.parallel_env(task, num_agents=agents, frameskip=frameskip, obs_size=obs_size,
-                                    max_cycles=10**9, pipelined=pipelined, cpus=cpus)
+                                    max_cycles=10**9, pipelined=pipelined, cpus=cpus,
+                                    observations=observations)
 
 
 def engine_ceiling(task: str, agents: int, seconds: float, warmup: float = 4.0) -> dict:
@@ -94,12 +95,13 @@ class RandomActions:
 
 
 def env_throughput(task: str, agents: int, frameskip: int, agent_steps: int,
-                   pipelined: bool = False, cpus=None) -> dict:
+                   pipelined: bool = False, cpus=None, observations="rgb") -> dict:
     """parallel_env agent-steps/s (summed over agents) with random actions, and the CPU
-    time of the calling thread per agent-step.
+    time of the calling thread per agent-step; `observations` as parallel_env's.
 
     Episodes that end are reset outside the timed spans."""
-    env = make_env(task, agents, frameskip, pipelined=pipelined, cpus=cpus)
+    env = make_env(task, agents, frameskip, pipelined=pipelined, cpus=cpus,
+                   observations=observations)
     try:
         env.reset(seed=0)
         act = RandomActions(env)

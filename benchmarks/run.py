@@ -1,8 +1,10 @@
 """craftium-ma benchmark: our agent-steps/s against the engine's own ceiling, in one run.
 
-    .venv/bin/python benchmarks/run.py            # the full run, about 4 minutes
+    .venv/bin/python benchmarks/run.py            # the full run, about 6 minutes
     .venv/bin/python benchmarks/run.py --quick    # a short check of the harness
     .venv/bin/python benchmarks/run.py --only vector   # the vector_env pool alone (vector.*)
+    .venv/bin/python benchmarks/run.py --only observations   # declared observations, no
+                                                             # frames drawn (observations.*)
 
 Writes results.json, results.md and results.png to --out. See docs/benchmarks.md.
 """
@@ -13,6 +15,7 @@ import argparse
 import json
 import os
 import platform
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -22,7 +25,12 @@ from tqdm import tqdm
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import measure  # noqa: E402
 
+from craftium_ma.tasks import find_task  # noqa: E402
+
 TARGET_EFFICIENCY = 0.9
+#: (label, observe the task's declared observation instead of the frames, pipelined)
+OBSERVATION_CASES = (("rgb", False, False), ("declared", True, False),
+                     ("rgb_pipelined", False, True), ("declared_pipelined", True, True))
 
 
 def configs(args) -> list[tuple[str, int, bool]]:
@@ -65,7 +73,9 @@ def run(args) -> dict:
                "python": platform.python_version(), "date": time.strftime("%Y-%m-%d %H:%M"),
                "quick": quick, "throughput": [], "lifecycle": [], "memory": None, "supersuit": None}
 
-    phases = Phases(len(args.agents) * (len(configs(args)) + 2) + 5 + len(args.vector_envs))
+    phases = Phases(len(args.agents) * (len(configs(args)) + 2) + 5 + len(args.vector_envs)
+                    + len(args.observation_agents) * len(OBSERVATION_CASES)
+                    * args.observation_rounds)
     for n in args.agents:
         phases.start(f"{n} agent(s): engine ceiling")
         ceiling = measure.engine_ceiling(args.task, n, seconds, warmup=2.0 if quick else 4.0)
@@ -87,8 +97,52 @@ def run(args) -> dict:
     phases.start("SuperSuit concat_vec_envs_v1, 2 envs x 2 agents, 2 processes")
     results["supersuit"] = measure.supersuit_throughput(args.task, 2, 2, 100 if quick else 1000)
     results["vector"] = run_vector(args, phases, results)
+    results["observations"] = run_observations(args, phases)
     phases.close()
     return results
+
+
+def run_observations(args, phases: Phases) -> dict:
+    """parallel_env agent-steps/s observing the task's declared observation alone (the
+    clients draw no frame) against its frames, strict and pipelined, at each of
+    --observation-agents: --observation-rounds rounds of the four cases one after the
+    other, each case's median of them."""
+    name = args.observation or next(iter(find_task(args.task).observations), None)
+    if name is None:
+        raise SystemExit(f"task {args.task!r} declares no observation: give another --task")
+    agent_steps = 300 if args.quick else 3000
+    rows = []
+    for n in args.observation_agents:
+        runs = {label: [] for label, _, _ in OBSERVATION_CASES}
+        for k in range(args.observation_rounds):
+            for label, declared, pipelined in OBSERVATION_CASES:
+                phases.start(f"{n} agent(s), round {k + 1}: observations="
+                             f"{name if declared else 'rgb'!r}"
+                             + (", pipelined" if pipelined else ""))
+                runs[label].append(measure.env_throughput(
+                    args.task, n, 1, agent_steps, pipelined,
+                    observations=name if declared else "rgb")["agent_steps_per_s"])
+        row = {"agents": n}
+        for label, values in runs.items():
+            row[f"{label}_agent_steps_per_s"] = statistics.median(values)
+            row[f"{label}_runs"] = values
+        rows.append(row)
+    return {"observation": name, "rounds": args.observation_rounds, "rows": rows}
+
+
+def observations_markdown(o: dict) -> str:
+    name = f"`{o['observation']}`"
+    lines = [f"| agents | rgb | {name} | x | rgb pipelined | {name} pipelined | x "
+             f"| {name} pipelined x rgb |", "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for row in o["rows"]:
+        rgb, declared = row["rgb_agent_steps_per_s"], row["declared_agent_steps_per_s"]
+        rgb_p, declared_p = (row["rgb_pipelined_agent_steps_per_s"],
+                             row["declared_pipelined_agent_steps_per_s"])
+        lines.append(f"| {row['agents']} | {rgb:.0f} | {declared:.0f} | {declared / rgb:.2f} | "
+                     f"{rgb_p:.0f} | {declared_p:.0f} | {declared_p / rgb_p:.2f} | "
+                     f"{declared_p / rgb:.2f} |")
+    return "\n".join(lines + ["", f"(agent-steps/s summed over agents, frameskip 1; the median "
+                                f"of {o['rounds']} interleaved rounds)"])
 
 
 def run_vector(args, phases: Phases, results: dict | None = None) -> dict:
@@ -185,7 +239,9 @@ def markdown(r: dict) -> str:
                                      for a, b in zip(first["clients_mb"], last["clients_mb"])),
               "", f"SuperSuit concat_vec_envs_v1 (2 envs x 2 agents, 2 processes): "
               f"{r['supersuit']['agent_steps_per_s']:.0f} agent-steps/s", "",
-              "vector_env pool (docs/vector.md):", "", vector_markdown(r["vector"])]
+              "vector_env pool (docs/vector.md):", "", vector_markdown(r["vector"]),
+              "", "Declared observations, no frame drawn (docs/environments.md#observations):",
+              "", observations_markdown(r["observations"])]
     return "\n".join(lines)
 
 
@@ -230,13 +286,20 @@ def main(argv=None):
     p.add_argument("--memory-steps", type=int, default=10_000)
     p.add_argument("--vector-envs", type=int, nargs="+", default=[1, 2, 4],
                    help="envs (of 2 agents) in the vector_env pools measured")
-    p.add_argument("--only", choices=["vector"],
+    p.add_argument("--observation-agents", type=int, nargs="+", default=[1, 2],
+                   help="agents of the envs that observe a declared observation, not frames")
+    p.add_argument("--observation", help="the declared observation they observe (default: "
+                   "the task's first)")
+    p.add_argument("--observation-rounds", type=int, default=3,
+                   help="interleaved rounds of those measurements (each figure their median)")
+    p.add_argument("--only", choices=["vector", "observations"],
                    help="measure only this part; writes <part>.json and <part>.md to --out")
     p.add_argument("--quick", action="store_true", help="short windows, to check the harness")
     p.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "results")
     args = p.parse_args(argv)
     if args.quick:
         args.resets, args.memory_steps = min(args.resets, 5), min(args.memory_steps, 200)
+        args.observation_rounds = 1
     args.out.mkdir(parents=True, exist_ok=True)
     if args.only == "vector":
         phases = Phases(len(args.vector_envs) + 5)
@@ -250,6 +313,21 @@ def main(argv=None):
         (args.out / "vector.md").write_text(md)
         print(md)
         print(f"[bench] wrote {args.out}/vector.json, vector.md")
+        return results
+    if args.only == "observations":
+        phases = Phases(len(args.observation_agents) * len(OBSERVATION_CASES)
+                        * args.observation_rounds)
+        results = {"task": args.task, "machine": measure.machine(),
+                   "python": platform.python_version(), "date": time.strftime("%Y-%m-%d %H:%M"),
+                   "quick": args.quick, "observations": run_observations(args, phases)}
+        phases.close()
+        md = (f"# Declared observations: {args.task}, 64x64 frames, {results['date']}, "
+              f"{results['machine']['cores']} cores\n\n"
+              + observations_markdown(results["observations"]))
+        (args.out / "observations.json").write_text(json.dumps(results, indent=1))
+        (args.out / "observations.md").write_text(md)
+        print(md)
+        print(f"[bench] wrote {args.out}/observations.json, observations.md")
         return results
     results = run(args)
     (args.out / "results.json").write_text(json.dumps(results, indent=1))

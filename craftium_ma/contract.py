@@ -58,12 +58,17 @@ class SplitStepEnv(Protocol):
         """What broke the engine session in its last call; None while it is sound."""
 
     def fault_result(self) -> StepResult:
-        """Ends the episode of a broken session: the live agents' last frames, reward 0,
+        """Ends the episode of a broken session: the live agents' last observations, reward 0,
         truncated, infos {"engine_restarted": True}; afterwards no agent is live."""
 
     @property
     def last_frames(self) -> dict[str, np.ndarray]:
         """Each agent's latest frame (an agent done before the others keeps its last)."""
+
+    @property
+    def last_observations(self) -> dict[str, Any]:
+        """Each agent's latest observation as reset() and step() returned it (an agent
+        done before the others keeps its last)."""
 
 
 class TaskHooks(Protocol):
@@ -72,8 +77,9 @@ class TaskHooks(Protocol):
     def episode_options(self, task_options: dict, seed: int) -> dict:
         """The options Lua gets for the episode of `seed` (xland draws its world here)."""
 
-    def shape_observations(self, observations: dict[str, np.ndarray]) -> dict[str, Any]:
-        """Each agent's observation from its frame, at reset and at every step."""
+    def shape_observations(self, observations: dict[str, Any]) -> dict[str, Any]:
+        """Each agent's observation from what observations= selects (its frame by
+        default), at reset and at every step."""
 
     def shape_rewards(self, rewards: dict[str, float]) -> dict[str, float]:
         """Each agent's reward from what Lua gave it, at every step."""

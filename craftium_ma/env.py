@@ -18,6 +18,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import ParallelEnv
 
+from . import observations as observing
 from . import render as rendering
 from .chat import WorldNews
 from .contract import StepResult
@@ -34,7 +35,8 @@ from .validate import cpu_list, frame_size, is_int, positive_int
 class CraftiumParallelEnv(ParallelEnv):
     """Agents agent_0 .. agent_{n-1} act together in one Luanti world.
 
-    Observations are the agents' first-person RGB frames (H x W x 3 uint8).
+    Observations are the agents' first-person RGB frames (H x W x 3 uint8), or what
+    observations= selects of the task's declared ones (a Dict for a list of names).
     infos[agent] holds the engine's position, yaw, pitch and hp of the agent's
     player, plus the task's own keys, the same keys and dtypes at every reset and
     step (info_schema()); chat() is what each agent heard. humans= lets people join
@@ -50,7 +52,7 @@ class CraftiumParallelEnv(ParallelEnv):
                  render_mode: str | None = None, action_space: str = "discrete",
                  task_options: dict | None = None, frame_dtime: float = 0.05,
                  timeout: float = 60.0, pipelined: bool = False, humans=None,
-                 bind_address: str = "127.0.0.1", cpus=None):
+                 bind_address: str = "127.0.0.1", cpus=None, observations="rgb"):
         if task is not None and task_dir is not None:
             raise ValueError(f"give a task id or task_dir=, not both (got {task!r} and "
                              f"task_dir={str(task_dir)!r})")
@@ -102,8 +104,16 @@ class CraftiumParallelEnv(ParallelEnv):
         self._undeclared: set[str] = set()  # info keys Lua set that the manifest lacks
         self._schema: dict[str, InfoSpec] = {}  # info_schema() of the episode
         self.agents = []
-        obs_space = spaces.Box(0, 255, (*self.obs_size, 3), np.uint8)
+        #: the names of what each agent observes ("rgb": its frame; the task's declared ones)
+        self.observation_names = observing.select(observations, t.observations, t.id,
+                                                  str(t.directory / "task.toml"))
+        frames = spaces.Box(0, 255, (*self.obs_size, 3), np.uint8)
+        obs_space = observing.observation_space(self.observation_names, frames, t.observations,
+                                                as_dict=not isinstance(observations, str))
         self._observation_spaces = {a: obs_space for a in self.possible_agents}
+        # clients draw frames only where someone looks at them: observations or render()
+        self.draws_frames = observing.RGB in self.observation_names or render_mode is not None
+        self._dict_observations = not isinstance(observations, str)
         self._action_spaces = {a: self._make_action_space() for a in self.possible_agents}
         size = t.state_size(n)
         if size:
@@ -111,6 +121,8 @@ class CraftiumParallelEnv(ParallelEnv):
         self._session: LockstepSession | None = None
         self._closed = False
         self._frames: dict[str, np.ndarray] = {}
+        self._declared: dict[str, dict[str, np.ndarray]] = {}  # each agent's latest, by name
+        self._last_obs: dict = {}  # each agent's latest observation (shaped)
         self._state = None
         self._cycles = 0
         self._episode_seeds = np.random.default_rng()  # episode seeds of resets without one
@@ -161,7 +173,7 @@ class CraftiumParallelEnv(ParallelEnv):
         self._schema = self.info_schema()
         if self._session is None:
             self._session = LockstepSession(self.launch_config(), self.frameskip, self.pipelined,
-                                            chat_outbox=self._news.outbox)
+                                            chat_outbox=self._news.outbox, drawn=self.draws_frames)
             # The first reset of new engine processes is a warm-up: it waits for the task
             # area to load and does not show (its episode can differ from later ones in a
             # few pixels), so that every episode is one of a used env (docs/environments.md)
@@ -171,6 +183,7 @@ class CraftiumParallelEnv(ParallelEnv):
         self.agents = list(self.possible_agents)
         self._cycles = 0
         self._frames = {a: o.frame for a, o in observations.items()}
+        self._declared = {a: self._declared_values(a, result) for a in observations}
         self._state = self._checked_state(result.get("state"))
         lua = result["agents"]
         self._heard = self._take_world_news()
@@ -178,7 +191,8 @@ class CraftiumParallelEnv(ParallelEnv):
         if restarted:
             for info in infos.values():
                 info["engine_restarted"] = np.True_
-        return self.shape_observations(dict(self._frames)), self._shaped_infos(infos)
+        return (self._shaped_observations({a: self._observation(a) for a in observations}),
+                self._shaped_infos(infos))
 
     def step(self, actions: dict) -> StepResult:
         if self._session is not None and not self.agents:
@@ -218,6 +232,7 @@ class CraftiumParallelEnv(ParallelEnv):
         observations, result = self._session.receive_step()
         self._cycles += 1
         self._frames.update({a: o.frame for a, o in observations.items()})
+        self._declared.update({a: self._declared_values(a, result) for a in observations})
         self._state = self._checked_state(result.get("state"))
         lua = result["agents"]
         out_of_time = self._cycles >= self.max_cycles
@@ -226,11 +241,11 @@ class CraftiumParallelEnv(ParallelEnv):
         truncations = {a: bool(lua[a]["truncated"]) or out_of_time for a in self.agents}
         self._heard = self._take_world_news()
         infos = {a: self._info(a, observations[a], lua[a]) for a in self.agents}
-        obs = {a: observations[a].frame for a in self.agents}
+        obs = {a: self._observation(a) for a in self.agents}
         self.agents = [a for a in self.agents if not (terminations[a] or truncations[a])]
         if self.render_mode == "human":
             self.render()
-        return (self.shape_observations(obs), self.shape_rewards(rewards), terminations,
+        return (self._shaped_observations(obs), self.shape_rewards(rewards), terminations,
                 truncations, self._shaped_infos(infos))
 
     @property
@@ -239,7 +254,7 @@ class CraftiumParallelEnv(ParallelEnv):
 
     def fault_result(self) -> StepResult:
         live, self.agents = self.agents, []
-        return ({a: self._frames[a] for a in live}, dict.fromkeys(live, 0.0),
+        return ({a: self._last_obs[a] for a in live}, dict.fromkeys(live, 0.0),
                 dict.fromkeys(live, False), dict.fromkeys(live, True),
                 {a: dict(self._last_infos[a], engine_restarted=np.True_) for a in live})
 
@@ -247,11 +262,15 @@ class CraftiumParallelEnv(ParallelEnv):
     def last_frames(self) -> dict[str, np.ndarray]:
         return dict(self._frames)
 
+    @property
+    def last_observations(self) -> dict:
+        return dict(self._last_obs)
+
     # -- the task's hooks (craftium_ma.contract.TaskHooks) ----------------------------------
 
     def episode_options(self, task_options: dict, seed: int) -> dict:
         """The options Lua gets for the episode of this seed; a task's env class may draw
-        more from them (craftium_ma.envs.xland_v0 draws its world)."""
+        more from them (craftium_ma.envs.xland_v1 draws its world)."""
         return task_options
 
     def shape_observations(self, observations: dict) -> dict:
@@ -353,6 +372,39 @@ class CraftiumParallelEnv(ParallelEnv):
         info.update(lua_info)
         return info
 
+    def _observation(self, agent: str):
+        """The agent's observation as observation_names select it, from its latest frame
+        and declared values."""
+        values = {name: self._frames[agent] if name == observing.RGB
+                  else self._declared[agent][name] for name in self.observation_names}
+        return values if self._dict_observations else values[self.observation_names[0]]
+
+    def _declared_values(self, agent: str, result: dict) -> dict[str, np.ndarray]:
+        """The agent's declared observations that observation_names select, from Lua's
+        result (mods/craftium_ma/observations.lua), as their dtype and shape."""
+        given = (result.get("observations") or {}).get(agent) or {}
+        t, values = self.task, {}
+        for name in self.observation_names:
+            if name == observing.RGB:
+                continue
+            if name not in given:
+                raise TaskError(f"task {t.id!r}: its Lua gives {agent} no observation {name!r}, "
+                                f"which its manifest declares: register it with "
+                                f"craftium_ma.register_observation({name!r}, function(player) "
+                                f"... end)")
+            try:
+                values[name] = t.observations[name].value(given[name])
+            except ValueError as e:
+                raise TaskError(f"task {t.id!r}: observation {name!r} of {agent} {e} (declared "
+                                f"in {t.directory / 'task.toml'})") from None
+        return values
+
+    def _shaped_observations(self, observations: dict) -> dict:
+        """shape_observations(observations), each agent's kept for last_observations."""
+        observations = self.shape_observations(observations)
+        self._last_obs.update(observations)
+        return observations
+
     def _shaped_infos(self, infos: dict) -> dict:
         """shape_infos(infos), each agent's kept for fault_result()."""
         infos = self.shape_infos(infos)
@@ -444,7 +496,9 @@ class CraftiumParallelEnv(ParallelEnv):
             agents=list(self.possible_agents), obs_size=self.obs_size, mods=[self.task.mod],
             frame_dtime=self.frame_dtime, timeout=self.timeout,
             turn_degrees=self.task.turn_degrees,
-            server_settings={**self.task.server_settings, **self.task.bridge_settings()},
+            server_settings={**self.task.server_settings, **self.task.bridge_settings(),
+                             "craftium_ma_observe": ",".join(
+                                 n for n in self.observation_names if n != observing.RGB)},
             client_settings=self.task.client_settings, world_template=self.task.world_template,
             humans=list(self.humans), bind_address=self.bind_address, cpus=self.cpus)
 
@@ -471,8 +525,8 @@ class CraftiumParallelEnv(ParallelEnv):
 
     def __getstate__(self):
         """A copy carries the configuration only; it starts its own processes."""
-        return dict(self.__dict__, _session=None, _closed=False, _frames={},
-                    _window=rendering.Window(), agents=[], _episode_seeds=None)
+        return dict(self.__dict__, _session=None, _closed=False, _frames={}, _declared={},
+                    _last_obs={}, _window=rendering.Window(), agents=[], _episode_seeds=None)
 
     def __setstate__(self, state):
         self.__dict__.update(state)

@@ -4,7 +4,9 @@ A step sends every agent its action first, then the server its tick, then
 gathers: the clients run their frames concurrently and the server's tick waits
 for every client's barrier marker. Each client draws its frame after the
 server finished the tick, or, pipelined, while the server runs it: then what
-the tick changed shows in the next step's frame. See docs/engine.md.
+the tick changed shows in the next step's frame. A session whose frames nobody
+looks at (the env observes only what the task declares) has its steps drawn
+not at all. See docs/engine.md.
 
 A call that fails (an engine process died or stopped answering, a Lua error,
 an interrupt) leaves the session broken: its sockets and processes are in an
@@ -58,10 +60,12 @@ class LockstepSession:
     """A started server plus agent clients, stepped together."""
 
     def __init__(self, config: LaunchConfig, frameskip: int = 1, pipelined: bool = False,
-                 chat_outbox: deque | None = None):
+                 chat_outbox: deque | None = None, drawn: bool = True):
         self.config = config
         self.frameskip = frameskip
         self.pipelined = pipelined
+        # False: nobody looks at the steps' frames (a reset's last ones are still drawn)
+        self.drawn = drawn
         self.step_count = 0
         # chat for the server to say in-game at the next tick ({"from", "text"}; another
         # thread may add to it), and the "world" part of each tick's result until taken
@@ -208,7 +212,8 @@ class LockstepSession:
                 slow = [a for a, o in observations.items() if not o.ready] or ["the task area"]
                 raise TimeoutError(f"the world around {slow} did not load within "
                                    f"{self.config.timeout:.0f} s")
-        return observations, dict(result, state=tick.get("state"))
+        return observations, dict(result, state=tick.get("state"),
+                                  observations=tick.get("observations"))
 
     def step(self, actions: dict[str, AgentAction], frames: int | None = None, flags: int = 0):
         """One lock-step: every agent in `actions` acts, the server ticks once.
@@ -233,6 +238,8 @@ class LockstepSession:
         pipelined = self.pipelined and frames > 0
         if pipelined:
             flags |= protocol.PIPELINED
+        if not self.drawn and frames > 0:
+            flags |= protocol.NOT_DRAWN
         self.step_count += 1
         for agent, a in actions.items():
             self._agents[agent].send(protocol.encode_request(

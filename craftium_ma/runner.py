@@ -407,6 +407,7 @@ class Runner:
         env = self.env
         humans = env.humans_state()
         task_state = _plain(env.state()) if hasattr(env, "state_space") else None
+        frames = env.last_frames  # whatever observations= selects
         with self._cond:
             for a, info in infos.items():
                 self._agents_state[a] = {"position": _plain(info["position"]),
@@ -414,5 +415,6 @@ class Runner:
                                          "return": self._returns[a], "done": a in ended}
             self._humans_state = humans  # copies already
             self._task_state = task_state
-            self._frames.update(observations)  # read-only arrays over the received bytes
+            # read-only arrays over the received bytes
+            self._frames.update((a, frames[a]) for a in observations)
             self._frame_id += 1

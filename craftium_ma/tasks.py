@@ -3,8 +3,8 @@
 The shipped tasks live in mods/<task>/; a user's task can live anywhere and
 is passed as task_dir. The manifest says what Python needs to know: agents
 allowed, episode length, the discrete action set, the frame size, world and
-client settings, the size of the global state, the task options it takes
-and the HUD parts its agents see.
+client settings, the size of the global state, the task options it takes,
+the HUD parts its agents see, and the info keys and observations it declares.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .infos import InfoSpec, parse_schema
+from .observations import ObservationSpec, parse_observations
 from .protocol import DEFAULT_TURN_DEGREES, KEYS, key_bits
 from .resources import MODS
 
@@ -68,6 +69,8 @@ class Task:
     env_class: str | None = None
     infos: dict[str, InfoSpec] = field(default_factory=dict)  # the task's own info keys
     teams: tuple[str, ...] = ()  # team names; agent_i is on teams[i % len(teams)]
+    # the task's own observations beside the frames (manifest: [observations])
+    observations: dict[str, ObservationSpec] = field(default_factory=dict)
 
     @property
     def env_id(self) -> str:
@@ -79,7 +82,8 @@ class Task:
         return {"craftium_ma_hud": ",".join(self.hud),
                 "craftium_ma_hud_parts": ",".join(HUD_PARTS),
                 "craftium_ma_nametags": str(self.nametags).lower(),
-                "craftium_ma_teams": ",".join(self.teams)}
+                "craftium_ma_teams": ",".join(self.teams),
+                "craftium_ma_observations": ",".join(self.observations)}
 
     def state_size(self, num_agents: int) -> int:
         return self.state_shared + self.state_per_agent * num_agents
@@ -140,6 +144,7 @@ def load_task(directory: str | Path) -> Task:
         teams = tuple(teams)
         try:
             infos = parse_schema(m.get("infos", {}), str(manifest))
+            observations = parse_observations(m.get("observations", {}), str(manifest))
         except ValueError as e:
             raise TaskError(str(e)) from None
         if mod.name == BRIDGE_MOD_NAME:
@@ -159,7 +164,7 @@ def load_task(directory: str | Path) -> Task:
             options=dict(m.get("options", {})), world_template=world,
             options_without_default=tuple(m.get("options_without_default", ())),
             hud=hud, nametags=m.get("nametags", False), turn_degrees=float(turn),
-            env_class=m.get("env_class"), infos=infos, teams=teams)
+            env_class=m.get("env_class"), infos=infos, teams=teams, observations=observations)
     except (KeyError, TypeError, tomllib.TOMLDecodeError) as e:
         raise TaskError(f"{manifest}: malformed manifest ({e!r})") from None
 

@@ -30,15 +30,16 @@ from .contract import SplitStepEnv
 from .cpus import share_out
 from .lockstep import POLL_SLICE_MS
 from .make import parallel_env
+from .observations import empty_batch, set_row
 from .validate import cpu_list, is_int, positive_int, seeds_per_env
 
 
 class _Result:
     """One env's rows of a step or a reset, until recv() hands them out."""
-    __slots__ = ("frames", "rewards", "terminations", "truncations", "infos")
+    __slots__ = ("observations", "rewards", "terminations", "truncations", "infos")
 
-    def __init__(self, frames, rewards, terminations, truncations, infos):
-        self.frames = frames  # {agent: frame} of the rows that are active
+    def __init__(self, observations, rewards, terminations, truncations, infos):
+        self.observations = observations  # {agent: observation} of the rows that are active
         self.rewards, self.terminations, self.truncations = rewards, terminations, truncations
         self.infos = infos  # {agent: info dict}
 
@@ -288,14 +289,14 @@ class CraftiumVectorEnv(gymnasium.vector.VectorEnv):
         failed = None
         for e in [e for e, f in self._resets.items() if f.done()]:
             try:
-                frames, infos = self._resets.pop(e).result()
+                observations, infos = self._resets.pop(e).result()
             except Exception as error:  # raised once the other resets are taken
                 self._flight[e], self._ended[e] = None, True  # the next send tries again
                 failed = failed or error
                 continue
-            zero = dict.fromkeys(frames, 0.0)
-            no = dict.fromkeys(frames, False)
-            self._finish(e, _Result(frames, zero, no, no, infos))
+            zero = dict.fromkeys(observations, 0.0)
+            no = dict.fromkeys(observations, False)
+            self._finish(e, _Result(observations, zero, no, no, infos))
         if failed is not None:
             raise failed
 
@@ -336,29 +337,26 @@ class CraftiumVectorEnv(gymnasium.vector.VectorEnv):
 
     def _assemble(self, envs, fresh):
         """The rows of `envs` in that order; the envs in `fresh` give their new
-        results, the others (a masked reset's) their live agents' last frames."""
+        results, the others (a masked reset's) their live agents' last observations."""
         n = self.num_agents
         rows = len(envs) * n
-        space = self.single_observation_space
-        obs = np.empty((rows, *space.shape), space.dtype)
+        obs = empty_batch(self.single_observation_space, rows)
         rewards, active = np.zeros(rows), np.zeros(rows, bool)
         terminations, truncations = np.zeros(rows, bool), np.zeros(rows, bool)
         live, infos = [], []
         for k, e in enumerate(envs):
             if e in fresh:
                 result, self._results[e] = self._results[e], None
-                frames = result.frames
-            else:  # its live agents' last frames, no flags, no infos
+                given = result.observations
+            else:  # its live agents' last observations, no flags, no infos
                 result, env = None, self.envs[e]
-                last = env.last_frames
-                frames = {a: last[a] for a in env.agents}
+                last = env.last_observations
+                given = {a: last[a] for a in env.agents}
             for i, agent in enumerate(self.agents):
                 row = k * n + i
-                frame = frames.get(agent)
-                if frame is None:  # inactive: zero observation, reward 0, no flags, no infos
-                    obs[row] = 0
+                if agent not in given:  # inactive: zero observation, reward 0, no flags, no infos
                     continue
-                obs[row] = frame
+                set_row(obs, row, given[agent])
                 active[row] = True
                 if result is not None:
                     live.append(row)

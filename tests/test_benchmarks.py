@@ -22,7 +22,8 @@ def test_quick_benchmark_writes_complete_results(tmp_path):
     subprocess.run([sys.executable, str(ROOT / "benchmarks" / "run.py"), "--quick",
                     "--agents", "1", "2", "--frameskips", "1", "--pipelined-frameskips", "4",
                     "--resets", "3",
-                    "--vector-envs", "2", "--out", str(tmp_path)], check=True, timeout=600,
+                    "--vector-envs", "2", "--observation-agents", "1", "--out", str(tmp_path)],
+                   check=True, timeout=600,
                    stdout=subprocess.DEVNULL)
     r = json.loads((tmp_path / "results.json").read_text())
     assert r["machine"]["cores"] >= 1 and r["machine"]["renderer"] not in ("", "unknown")
@@ -51,8 +52,12 @@ def test_quick_benchmark_writes_complete_results(tmp_path):
         assert (pool["envs"], pool["agents"], pool["batch_size"]) == (2, 2, 1)
         assert pool["sync_agent_steps_per_s"] > 0 and pool["async_agent_steps_per_s"] > 0
         assert 0 < pool["python_us_per_agent_step"] < pool["thread_cpu_us_per_agent_step"]
+    observations = r["observations"]
+    assert observations["observation"] == "apples" and len(observations["rows"]) == 1
+    assert all(v > 0 for k, v in observations["rows"][0].items() if k.endswith("_per_s"))
     md = (tmp_path / "results.md").read_text()
     assert "engine ceiling" in md and r["machine"]["renderer"] in md and "| 2 x 2 | no |" in md
+    assert "`apples` pipelined" in md
     assert (tmp_path / "results.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 

@@ -132,6 +132,8 @@ local function apples_left_per_patch()
 	return s
 end
 craftium_ma.register_state(apples_left_per_patch, craftium_ma.agent_state({"x", "z"}))
+craftium_ma.register_observation("apples",
+	function(player) return harvest[player:get_player_name()] end)
 
 craftium_ma.register_on_reset(function(seed, options)
 	local rng = craftium_ma.rng()

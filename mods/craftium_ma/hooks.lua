@@ -27,6 +27,7 @@ local function run_reset(request)
 	m.hud.apply(m.players.agent_players())
 	m.callbacks.run_reset(m.context.seed(), m.context.options())
 	m.state.compute()
+	m.observations.compute()
 end
 
 local function reset_when_loaded()
@@ -51,6 +52,7 @@ function hooks.tick(step, dtime, request_json)
 		m.context.count_step()
 		m.callbacks.run_step(dtime)
 		m.state.compute()
+		m.observations.compute()
 	end
 	-- HP is the server's: a pipelined client's own value is a step behind. An
 	-- agent's team (craftium_ma.set_teams) is in its infos, unless the task set one.
@@ -61,7 +63,8 @@ function hooks.tick(step, dtime, request_json)
 		result.info.team = result.info.team or m.teams.team_of(name)
 	end
 	return core.write_json({step = step, agents = agents, state = m.state.current(),
-		loading = pending_reset ~= nil, world = m.humans.news()})
+		observations = m.observations.current(), loading = pending_reset ~= nil,
+		world = m.humans.news()})
 end
 
 return hooks

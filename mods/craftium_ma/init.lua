@@ -22,6 +22,9 @@ local callbacks = load_module("callbacks", {checks = checks})
 local players = load_module("players",
 	{agents = results.agents, rng = context.rng, checks = checks})
 local state = load_module("state", {agent_players = players.agent_players})
+local observations = load_module("observations", {agent_players = players.agent_players,
+	checks = checks, declared = (core.settings:get("craftium_ma_observations") or ""):split(","),
+	observed = (core.settings:get("craftium_ma_observe") or ""):split(",")})
 local humans = load_module("humans", {names = human_names, passwords = human_passwords,
 	agents = results.agents, is_agent = results.is_agent, checks = checks})
 local teams = load_module("teams", {agents = results.agents, is_agent = results.is_agent,
@@ -38,8 +41,8 @@ local areas = load_module("areas",
 local build = load_module("build")
 
 local hooks = load_module("hooks", {context = context, results = results, callbacks = callbacks,
-	players = players, state = state, humans = humans, teams = teams, hud = hud,
-	episode = episode, areas = areas})
+	players = players, state = state, observations = observations, humans = humans, teams = teams,
+	hud = hud, episode = episode, areas = areas})
 core.craftium_ma_reset = hooks.reset
 core.craftium_ma_tick = hooks.tick
 
@@ -61,6 +64,8 @@ craftium_ma = {
 	set_state = state.set_state,
 	register_state = state.register_state,
 	agent_state = state.agent_state,
+	-- the observations the task declares (observations.lua)
+	register_observation = observations.register_observation,
 	-- the episode (context.lua) and the task's callbacks (callbacks.lua)
 	options = context.options,
 	seed = context.seed,

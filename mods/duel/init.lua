@@ -24,6 +24,7 @@ core.register_on_punchplayer(function(victim, hitter, _, _, _, damage)
 end)
 
 craftium_ma.register_state(nil, craftium_ma.agent_state({"x", "z", "yaw", "hp"}))
+craftium_ma.register_observation("hp", function(player) return player:get_hp() end)
 
 craftium_ma.register_on_reset(function(seed, options)
 	local rng = craftium_ma.rng()
