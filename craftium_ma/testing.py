@@ -13,6 +13,8 @@ closes every env it made, and raises AssertionError saying where two episodes di
     pool_check(task, ...)              each row of a vector_env pool = the single env's
     another_engine_run()               a context: another env loads the CPUs meanwhile
     replays(env_fn, seed, steps)       the episodes deterministic_check compares
+    xland_align_check(env, rulesets)   the xland task = XLand-MiniGrid (xminigrid), step
+                                       for step, from its own reset states
 
 Episodes are compared bit for bit: observations, rewards, terminations, truncations,
 infos and state() (assert_same).
@@ -29,6 +31,7 @@ from pettingzoo.test import api_test, parallel_api_test
 from pettingzoo.utils.conversions import parallel_to_aec_wrapper
 
 from .make import parallel_env
+from .observations import batch_rows, empty_batch, set_row
 from .vector import vector_env
 
 
@@ -183,7 +186,7 @@ def _rows(batch, k: int, n: int) -> dict:
     rows = slice(k * n, (k + 1) * n)
     info = [{key: infos[key][r] for key in infos if not key.startswith("_")
              and key not in POOL_INFOS and infos["_" + key][r]} for r in range(k * n, (k + 1) * n)]
-    return {"obs": obs[rows].copy(), "rewards": rewards[rows].copy(),
+    return {"obs": batch_rows(obs, rows), "rewards": rewards[rows].copy(),
             "terminations": terms[rows].copy(), "truncations": truncs[rows].copy(),
             "active": infos["active"][rows].copy(), "infos": info}
 
@@ -211,13 +214,14 @@ def _single_stream(env, e: int, seed: int, steps: int) -> list[dict]:
     agents, n = env.possible_agents, len(env.possible_agents)
 
     def record(obs, rewards, terms, truncs, infos):
-        rec = {"obs": np.zeros((n, *env.observation_space(agents[0]).shape), np.uint8),
+        rec = {"obs": empty_batch(env.observation_space(agents[0]), n),
                "rewards": np.zeros(n), "terminations": np.zeros(n, bool),
                "truncations": np.zeros(n, bool), "active": np.zeros(n, bool),
                "infos": [{} for _ in agents]}
         for i, a in enumerate(agents):
             if a in obs:
-                rec["obs"][i], rec["rewards"][i] = obs[a], rewards.get(a, 0.0)
+                set_row(rec["obs"], i, obs[a])
+                rec["rewards"][i] = rewards.get(a, 0.0)
                 rec["terminations"][i] = terms.get(a, False)
                 rec["truncations"][i] = truncs.get(a, False)
                 rec["active"][i], rec["infos"][i] = True, dict(infos[a])
@@ -257,3 +261,71 @@ def another_engine_run(task: str = "open_world", num_agents: int = 4):
         other.terminate()  # its engine processes go with it (craftium_ma._reaper)
         other.wait(timeout=60)
 
+
+
+def xland_align_check(env, rulesets, layout: str, seed: int = 0) -> dict:
+    """XLand-MiniGrid step for step, as EnvPool's align tests: for each ruleset (goal, rules,
+    init_tiles in its encoding, padded as in its benchmark files), reset its env
+    (`XLand-MiniGrid-<layout>`, xminigrid and CPU JAX needed), start the xland `env` (one
+    agent, that layout) from its state, and step both with the same uniformly random actions
+    to the episode's end: grid, positions, directions, pockets, rewards, terminations,
+    truncations and, where `env` observes it, the symbolic view are equal at every step.
+    Returns counts: episodes, steps, goals reached, steps where the grid or pocket changed
+    other than by the action."""
+    import jax
+    import jax.numpy as jnp
+    import xminigrid
+    from xminigrid.types import RuleSet
+
+    from .xland import Ruleset
+
+    upstream, params = xminigrid.make(f"XLand-MiniGrid-{layout}")
+    reset, step = jax.jit(upstream.reset), jax.jit(upstream.step)
+    counts = {"episodes": 0, "steps": 0, "goals": 0}
+    for k, (goal, rules, init_tiles) in enumerate(rulesets):
+        where = f"{layout}, ruleset {k}"
+        ruleset = RuleSet(goal=jnp.asarray(goal), rules=jnp.asarray(rules),
+                          init_tiles=jnp.asarray(init_tiles))
+        episode = params.replace(ruleset=ruleset)
+        timestep = reset(episode, jax.random.PRNGKey(seed + k))
+        agent = timestep.state.agent
+        observations, _ = env.reset(seed=seed + k, options={
+            "ruleset": Ruleset(goal, rules, init_tiles), "grid": np.asarray(timestep.state.grid),
+            "agent_positions": [np.asarray(agent.position)],
+            "agent_directions": [int(agent.direction)]})
+        _assert_aligned(env, timestep, observations, f"{where}, reset")
+        rng = np.random.default_rng(seed + k)
+        for t in range(params.max_steps):
+            action = int(rng.integers(6))
+            timestep = step(episode, timestep, action)
+            observations, rewards, terminations, truncations, _ = env.step({"agent_0": action})
+            at = f"{where}, step {t + 1} (action {action})"
+            _assert_aligned(env, timestep, observations, at)
+            assert np.isclose(rewards["agent_0"], float(timestep.reward), rtol=0, atol=1e-6), \
+                f"{at}: reward {rewards['agent_0']} != {float(timestep.reward)}"
+            assert terminations["agent_0"] == (float(timestep.discount) == 0.0), \
+                f"{at}: terminated {terminations['agent_0']}"
+            assert truncations["agent_0"] == (int(timestep.state.step_num) == params.max_steps), \
+                f"{at}: truncated {truncations['agent_0']}"
+            counts["steps"] += 1
+            if int(timestep.step_type) == 2:  # its LAST
+                counts["goals"] += int(terminations["agent_0"])
+                assert not env.agents, f"{at}: its episode ended, ours goes on"
+                break
+        counts["episodes"] += 1
+    return counts
+
+
+def _assert_aligned(env, timestep, observations, where: str) -> None:
+    """The env's grid_state() and symbolic view equal XLand-MiniGrid's timestep."""
+    state, ours = timestep.state, env.grid_state()
+    theirs = {"grid": state.grid, "positions": state.agent.position[None],
+              "directions": state.agent.direction[None], "pockets": state.agent.pocket[None]}
+    for key, value in theirs.items():
+        np.testing.assert_array_equal(ours[key], np.asarray(value), err_msg=f"{where}: {key}")
+    view = np.asarray(timestep.observation)
+    observation = observations.get("agent_0")
+    if isinstance(observation, dict):
+        observation = observation.get("symbolic")
+    if observation is not None and observation.shape == view.shape:  # not an RGB frame
+        np.testing.assert_array_equal(observation, view, err_msg=f"{where}: symbolic view")

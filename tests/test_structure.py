@@ -31,7 +31,8 @@ def private_names_defined(tree: ast.Module) -> set[str]:
             names.add(node.arg)
         elif isinstance(node, ast.Constant) and isinstance(node.value, str):
             names.add(node.value)  # __slots__, getattr names
-    return {n for n in names if n.startswith("_")}
+    # dunder names (__setstate__, __init__) are Python's protocols, not a module's own
+    return {n for n in names if n.startswith("_") and not (n.startswith("__") and n.endswith("__"))}
 
 
 def ours() -> set[str]:

@@ -1,9 +1,10 @@
-"""xland: XLand-MiniGrid's rules and goals in a 3D grid world (mods/xland/task.toml, docs/xland.md).
+"""xland: XLand-MiniGrid step for step in a 3D grid world (mods/xland/task.toml, docs/xland.md).
 
 XLandEnv draws each episode's world in Python (craftium_ma.xland.world) from the ruleset and
-the seed, checks it, and passes it to the Lua mod as plain integer lists; infos carry each
-agent's goal, the rules (padded to the benchmark's most, with their count) and the mission
-text as UTF-8 bytes (craftium_ma.decode_text).
+the seed, or takes a given state, checks it, and passes it to the Lua mod as plain integer
+lists; infos carry each agent's goal, the rules (padded to 18 rows, with their
+count) and the mission text as UTF-8 bytes (craftium_ma.decode_text). grid_state() reads the
+world back in XLand-MiniGrid's encoding.
 """
 
 from __future__ import annotations
@@ -18,17 +19,18 @@ from craftium_ma.make import task_module
 from craftium_ma.validate import positive_int
 from craftium_ma.xland.benchmark import Benchmark, load_benchmark
 from craftium_ma.xland.encoding import GOAL_SIZE, RULE_SIZE, Ruleset, mission
-from craftium_ma.xland.world import (DIRECTION_YAWS, ROOM_COUNTS, STATE_PER_AGENT, STATE_SHARED,
-                                     make_world)
+from craftium_ma.xland.world import (DIRECTION_YAWS, LAYOUTS, MAX_SIZE, STATE_PER_AGENT,
+                                     STATE_SHARED, make_world, max_steps)
 
 MODES = ("cooperative", "competitive", "independent")
-LAYOUTS = ("random", "test")
+# reset(options=...) keys that give the episode's state (craftium_ma.xland.world.make_world)
+STATE_OPTIONS = ("grid", "agent_positions", "agent_directions", "agent_pockets")
 
 MISSION_BYTES = 1024  # infos["mission"]: the mission text's UTF-8, zero-padded
-# infos["rules"] has at least this many rows: the most a ruleset of the generator's top level
-# has (a chain of depth 3, 2 + 4 + 8 rules, and 4 distractor rules), so that a ruleset given
-# to reset() fits the schema of a benchmark of smaller ones
-MIN_RULE_ROWS = 18
+# the rows of infos["rules"] and of the rules observation (mods/xland/task.toml): the most a
+# ruleset of XLand-MiniGrid's top level has (a chain of depth 3, 2 + 4 + 8 rules, and 4
+# distractor rules)
+RULE_ROWS = 18
 
 _load_benchmark = functools.lru_cache(maxsize=4)(load_benchmark)
 
@@ -59,9 +61,6 @@ def _check_options(options: dict, num_agents: int) -> None:
     if options["layout"] not in LAYOUTS:
         raise ValueError(f"task option layout must be one of {', '.join(LAYOUTS)}, "
                          f"got {options['layout']!r}")
-    if options["rooms"] not in (0, *ROOM_COUNTS):
-        raise ValueError(f"task option rooms must be 0 (drawn) or one of {ROOM_COUNTS}, "
-                         f"got {options['rooms']!r}")
     positive_int("task option trial_episodes", options["trial_episodes"])
     benchmark = options["benchmark"]
     if not isinstance(benchmark, (str, Benchmark)):
@@ -71,13 +70,20 @@ def _check_options(options: dict, num_agents: int) -> None:
 
 class XLandEnv(CraftiumParallelEnv):
     """The xland task. reset(options={"ruleset": ...}) plays that ruleset; without one the
-    episode's seed samples it from the task option benchmark. task_options trial_episodes=k
-    keeps a ruleset and its layout seed for k episodes."""
+    episode's seed samples it from the task option benchmark. reset(options={"grid": (H, W, 2),
+    "agent_positions": [(row, col), ...], "agent_directions": [d, ...], "agent_pockets":
+    [(tile, colour), ...]}) starts from that state (any of them; the rest drawn). task_options
+    trial_episodes=k keeps a ruleset and its layout seed for k episodes. max_cycles defaults to
+    XLand-MiniGrid's 3 * height * width of the task option layout."""
 
     def __init__(self, task: str | None = "xland", **kwargs):
         super().__init__(task, **kwargs)
-        _check_options({**self.task.options, **self.task_options}, len(self.possible_agents))
+        options = {**self.task.options, **self.task_options}
+        _check_options(options, len(self.possible_agents))
+        if kwargs.get("max_cycles") is None:
+            self.max_cycles = max_steps(options["layout"])
         self._next_ruleset: Ruleset | None = None
+        self._next_state: dict = {}
         self._trial: tuple[Ruleset, int, int] | None = None  # ruleset, layout seed, episodes left
         self.ruleset: Ruleset | None = None  # the current episode's
         self.world = None
@@ -88,14 +94,25 @@ class XLandEnv(CraftiumParallelEnv):
         options = dict(options or {})
         ruleset = options.pop("ruleset", None)
         self._next_ruleset = None if ruleset is None else as_ruleset(ruleset)
+        self._next_state = {k: options.pop(k) for k in STATE_OPTIONS if k in options}
         return super().reset(seed=seed, options=options)
 
+    def grid_state(self) -> dict[str, np.ndarray]:
+        """The world now, in XLand-MiniGrid's encoding: grid (H, W, 2) uint8, positions (N, 2)
+        (row, col), directions (N,) (0 up, 1 right, 2 down, 3 left), pockets (N, 2) (tile,
+        colour; (0, 0) an empty hand)."""
+        state = self.state().astype(np.int64)
+        height, width = int(state[0]), int(state[1])
+        grid = state[2:STATE_SHARED].reshape(MAX_SIZE, MAX_SIZE, 2)[:height, :width]
+        agents = state[STATE_SHARED:].reshape(-1, STATE_PER_AGENT)
+        return {"grid": grid.astype(np.uint8), "positions": agents[:, :2].copy(),
+                "directions": agents[:, 2].copy(), "pockets": agents[:, 3:5].astype(np.uint8)}
+
     def info_schema(self) -> dict[str, InfoSpec]:
-        """The base keys, and each agent's goal, the rules padded to the benchmark's most
-        rules with their count, and the mission's UTF-8 bytes."""
+        """The base keys, and each agent's goal, the rules padded to RULE_ROWS with their count,
+        and the mission's UTF-8 bytes."""
         return {**super().info_schema(), "goal": InfoSpec("uint8", (GOAL_SIZE,)),
-                "rules": InfoSpec("uint8", (self._rule_rows(self._episode_task_options),
-                                            RULE_SIZE)),
+                "rules": InfoSpec("uint8", (RULE_ROWS, RULE_SIZE)),
                 "num_rules": InfoSpec("int64"), "mission": InfoSpec("uint8", (MISSION_BYTES,))}
 
     def team_of(self, agent: str) -> str | None:
@@ -106,19 +123,18 @@ class XLandEnv(CraftiumParallelEnv):
     def shape_infos(self, infos: dict) -> dict:
         """Each agent's goal, rules and mission; its position and yaw are its cell and
         direction in the task (a pipelined client reports the task's moves a step later)."""
-        cells = self.state()[STATE_SHARED:].reshape(-1, STATE_PER_AGENT)
+        state = self.state()
+        height = int(state[0])
+        cells = state[STATE_SHARED:].reshape(-1, STATE_PER_AGENT)
         out = {}
         for i, agent in enumerate(self.possible_agents):
             if agent in infos:
-                x, z, direction = (int(v) for v in cells[i, :3])
-                out[agent] = {**infos[agent], "position": np.array([x, 0.5, z]),
+                row, col, direction = (int(v) for v in cells[i, :3])
+                out[agent] = {**infos[agent],
+                              "position": np.array([col, 0.5, height - 1 - row], np.float64),
                               "yaw": np.float64(DIRECTION_YAWS[direction]),
                               **self._extra_infos[agent]}
         return out
-
-    def _rule_rows(self, options: dict) -> int:
-        """The rows of infos["rules"] under these task options."""
-        return max(MIN_RULE_ROWS, self._benchmark(options["benchmark"]).rules.shape[1])
 
     def _benchmark(self, benchmark) -> Benchmark:
         return benchmark if isinstance(benchmark, Benchmark) else _load_benchmark(benchmark)
@@ -136,17 +152,17 @@ class XLandEnv(CraftiumParallelEnv):
                 np.random.default_rng(seed))
             layout_seed, left = seed, task_options["trial_episodes"] - 1
         world = make_world(ruleset, len(self.possible_agents), task_options["mode"], layout_seed,
-                           task_options["rooms"], task_options["layout"])
+                           task_options["layout"], **self._next_state)
+        self._next_state = {}
         self._trial = (ruleset, layout_seed, left)
         self.ruleset, self.world, self._episode_task_options = ruleset, world, task_options
-        rows = self._rule_rows(task_options)
-        if len(ruleset.rules) > rows:
-            raise ValueError(f"the ruleset has {len(ruleset.rules)} rules, more than the {rows} "
-                             "rows of infos['rules'] (the most of task option benchmark's "
-                             f"rulesets, at least {MIN_RULE_ROWS})")
-        rules = np.zeros((rows, RULE_SIZE), np.uint8)
-        rules[:len(ruleset.rules)] = ruleset.rules
-        count = np.int64(len(ruleset.rules))
+        active = ruleset.rules[ruleset.rules[:, 0] != 0]  # without the empty rules' padding
+        if len(active) > RULE_ROWS:
+            raise ValueError(f"the ruleset has {len(active)} rules, more than the {RULE_ROWS} "
+                             "rows of infos['rules'] and of the rules observation")
+        rules = np.zeros((RULE_ROWS, RULE_SIZE), np.uint8)
+        rules[:len(active)] = active
+        count = np.int64(len(active))
         self._extra_infos = {
             agent: {"goal": goal.copy(), "rules": rules, "num_rules": count,
                     "mission": encode_text(mission(Ruleset(goal, ruleset.rules,

@@ -5,10 +5,10 @@ Engine-free: the 3D task that plays the rulesets is the mod mods/xland with its 
 craftium_ma.envs.xland_v0.
 """
 
-from .benchmark import Benchmark, load_benchmark, registered_benchmarks
+from .benchmark import Benchmark, load_benchmark, load_benchmark_from_path, registered_benchmarks
 from .encoding import Colour, GoalId, RuleId, Ruleset, Tile, goal_reward, mission
 from .generator import LEVELS, LevelParams, generate_benchmark
 
 __all__ = ["LEVELS", "Benchmark", "Colour", "GoalId", "LevelParams", "RuleId", "Ruleset", "Tile",
-           "generate_benchmark", "goal_reward", "load_benchmark", "mission",
-           "registered_benchmarks"]
+           "generate_benchmark", "goal_reward", "load_benchmark", "load_benchmark_from_path",
+           "mission", "registered_benchmarks"]

@@ -1,14 +1,11 @@
-"""The XLand vocabulary of our 3D world: objects, rule and goal ids, their vectors, missions.
+"""XLand-MiniGrid's encoding (xminigrid 0.9.3), bit for bit: objects, goals, rules, missions.
 
 An object is a ``(tile, colour)`` pair. A goal is 5 values ``[id, a_tile, a_colour, b_tile,
-b_colour]``; a rule is 7 values ``[id, a_tile, a_colour, b_tile, b_colour, c_tile, c_colour]``
-where ``c`` is what the rule produces. The position goals put a cell ``(x, z)`` where an
-object would be (see ``GOAL_ARGS``).
-
-Directions are absolute: up = north (+z), right = east (+x), down = south (-z), left = west
-(-x). A directional tile-near condition means "b lies directly <direction> of a" (as in
-XLand-MiniGrid); a directional agent-near condition means "a lies directly <direction> of the
-agent".
+b_colour]``, a rule 7 values; which slots an id uses is in ``GOAL_LAYOUT`` and ``RULE_LAYOUT``
+(one-object rules put their product in slots 3-4, two-object rules in slots 5-6). Positions are
+``(row, col)``; direction 0 is up (row - 1), then right, down, left. A directional tile-near
+condition means "b lies one cell <direction> from a"; a directional agent-near condition means
+"a lies one cell <direction> from the agent".
 """
 
 from __future__ import annotations
@@ -23,29 +20,41 @@ RULE_SIZE = 7
 
 
 class Tile(IntEnum):
+    """XLand-MiniGrid's 13 tile ids; CUBE and HEXAGON are readable aliases."""
+
     EMPTY = 0
     FLOOR = 1
     WALL = 2
-    CUBE = 3
-    BALL = 4
+    BALL = 3
+    SQUARE = 4
     PYRAMID = 5
-    HEXAGON = 6
-    STAR = 7
-    KEY = 8
-    DOOR = 9
-    PAD = 10
+    GOAL = 6
+    KEY = 7
+    DOOR_LOCKED = 8
+    DOOR_CLOSED = 9
+    DOOR_OPEN = 10
+    HEX = 11
+    STAR = 12
+    CUBE = 4
+    HEXAGON = 11
 
 
 class Colour(IntEnum):
-    NONE = 0
+    """XLand-MiniGrid's 12 colour ids; NONE is a readable alias of EMPTY."""
+
+    EMPTY = 0
     RED = 1
     GREEN = 2
     BLUE = 3
     PURPLE = 4
     YELLOW = 5
     GREY = 6
-    WHITE = 7
+    BLACK = 7
     ORANGE = 8
+    WHITE = 9
+    BROWN = 10
+    PINK = 11
+    NONE = 0
 
 
 class RuleId(IntEnum):
@@ -81,238 +90,185 @@ class GoalId(IntEnum):
     AGENT_NEAR_LEFT = 14
 
 
-# up, right, down, left; offsets are (dx, dz) in world cells
-COMPASS = ("north", "east", "south", "west")
-COMPASS_OFFSETS = ((0, 1), (1, 0), (0, -1), (-1, 0))
+class Action(IntEnum):
+    """XLand-MiniGrid's actions, in its order; NOOP (ours) follows them."""
 
-PICKABLE_SHAPES = (Tile.CUBE, Tile.BALL, Tile.PYRAMID, Tile.HEXAGON, Tile.STAR, Tile.KEY)
-FIXED_SHAPES = (Tile.DOOR, Tile.PAD)  # placed objects that stay where they are
-OBJECT_SHAPES = PICKABLE_SHAPES + FIXED_SHAPES
-WALKABLE_SHAPES = (Tile.PAD,)  # the agent can stand on these
-OBJECT_COLOURS = tuple(c for c in Colour if c != Colour.NONE)
-VANISH = (int(Tile.FLOOR), int(Colour.NONE))  # a rule producing this removes its inputs
+    FORWARD = 0
+    TURN_RIGHT = 1
+    TURN_LEFT = 2
+    PICK_UP = 3
+    PUT_DOWN = 4
+    TOGGLE = 5
+    NOOP = 6
 
-# What each argument of a goal or rule must be:
-#   "pickable" an object the agent can carry, "object" any placed object, "walkable" an object
-#   the agent can stand on, "position" a cell (x, z), "product" an object or VANISH,
-#   "held product" a pickable object or VANISH, None all zero.
-GOAL_ARGS = {
+
+# Directions 0 up, 1 right, 2 down, 3 left; a cell is (row, column), up is row - 1.
+DIRECTIONS = ((-1, 0), (0, 1), (1, 0), (0, -1))
+DIRECTION_NAMES = ("up", "right", "down", "left")
+
+FLOOR = (int(Tile.FLOOR), int(Colour.BLACK))  # an empty cell; what a pick-up leaves
+WALL = (int(Tile.WALL), int(Colour.GREY))  # the layouts' walls
+VANISH = FLOOR  # a rule producing this removes its inputs (a floor in the hand blocks pick-up)
+PICKABLE_TILES = (Tile.BALL, Tile.SQUARE, Tile.PYRAMID, Tile.KEY, Tile.HEX, Tile.STAR)
+WALKABLE_TILES = (Tile.FLOOR, Tile.GOAL, Tile.DOOR_OPEN)
+PUT_DOWN_TILES = (Tile.FLOOR,)  # a cell something can be put down on
+DOOR_TILES = (Tile.DOOR_LOCKED, Tile.DOOR_CLOSED, Tile.DOOR_OPEN)
+
+# The slots of each id, pair by pair (slots 1-2, 3-4[, 5-6]): an object's role ("a", "b",
+# "product"), "position" (row, col) or None (must be zero).
+GOAL_LAYOUT = {
     GoalId.EMPTY: (None, None),
-    GoalId.AGENT_HOLD: ("pickable", None),
-    GoalId.AGENT_ON_TILE: ("walkable", None),
-    GoalId.AGENT_NEAR: ("object", None),
-    GoalId.TILE_NEAR: ("object", "object"),
-    GoalId.TILE_ON_POSITION: ("pickable", "position"),
+    GoalId.AGENT_HOLD: ("a", None),
+    GoalId.AGENT_ON_TILE: ("a", None),
+    GoalId.AGENT_NEAR: ("a", None),
+    GoalId.TILE_NEAR: ("a", "b"),
+    GoalId.TILE_ON_POSITION: ("a", "position"),
     GoalId.AGENT_ON_POSITION: ("position", None),
-    **{GoalId(i): ("object", "object") for i in range(7, 11)},
-    **{GoalId(i): ("object", None) for i in range(11, 15)},
+    **{GoalId(i): ("a", "b") for i in range(7, 11)},
+    **{GoalId(i): ("a", None) for i in range(11, 15)},
 }
-RULE_ARGS = {
+RULE_LAYOUT = {
     RuleId.EMPTY: (None, None, None),
-    RuleId.AGENT_HOLD: ("pickable", None, "held product"),
-    RuleId.AGENT_NEAR: ("object", None, "product"),
-    **{RuleId(i): ("object", "object", "product") for i in range(3, 8)},
-    **{RuleId(i): ("object", None, "product") for i in range(8, 12)},
+    RuleId.AGENT_HOLD: ("a", "product", None),
+    RuleId.AGENT_NEAR: ("a", "product", None),
+    **{RuleId(i): ("a", "b", "product") for i in range(3, 8)},
+    **{RuleId(i): ("a", "product", None) for i in range(8, 12)},
 }
-# ids whose two objects must not both be fixed: one of them has to be carried next to the other
-_TILE_PAIR_GOALS = {GoalId.TILE_NEAR, *(GoalId(i) for i in range(7, 11))}
-TILE_PAIR_RULES = {RuleId.TILE_NEAR, *(RuleId(i) for i in range(4, 8))}
+TILE_PAIR_GOALS = frozenset(g for g, layout in GOAL_LAYOUT.items() if layout == ("a", "b"))
+TILE_PAIR_RULES = frozenset(r for r, layout in RULE_LAYOUT.items() if "b" in layout)
 
 
-def is_object(tile: int, colour: int) -> bool:
-    return tile in OBJECT_SHAPES and colour in OBJECT_COLOURS
+def _pairs(vector, layout) -> dict[str, tuple[int, int]]:
+    """The named pairs of a goal or rule vector: {"a": (tile, colour), ...}."""
+    return {name: (int(vector[1 + 2 * i]), int(vector[2 + 2 * i]))
+            for i, name in enumerate(layout) if name}
 
 
-def is_pickable(tile: int, colour: int) -> bool:
-    return tile in PICKABLE_SHAPES and colour in OBJECT_COLOURS
+def goal_objects(goal) -> list[tuple[int, int]]:
+    """The objects a goal names, a then b."""
+    pairs = _pairs(goal, GOAL_LAYOUT[GoalId(int(goal[0]))])
+    return [pairs[name] for name in ("a", "b") if name in pairs]
 
 
-def object_name(tile: int, colour: int) -> str:
-    """'red ball'; (floor, none) is 'nothing'."""
-    if (tile, colour) == VANISH:
-        return "nothing"
-    return f"{Colour(colour).name.lower()} {Tile(tile).name.lower()}"
+def rule_inputs(rule) -> list[tuple[int, int]]:
+    """The objects a rule consumes, a then b."""
+    pairs = _pairs(rule, RULE_LAYOUT[RuleId(int(rule[0]))])
+    return [pairs[name] for name in ("a", "b") if name in pairs]
 
 
-def _a(tile: int, colour: int) -> str:
-    """'a red ball', 'an orange key'."""
-    name = object_name(tile, colour)
-    return f"{'an' if name[0] in 'aeiou' else 'a'} {name}"
-
-
-def _describe(tile: int, colour: int) -> str:
-    tile_name = Tile(tile).name.lower() if tile in Tile._value2member_map_ else str(tile)
-    known = colour in Colour._value2member_map_
-    colour_name = Colour(colour).name.lower() if known else str(colour)
-    return f"({tile_name}, {colour_name})"
-
-
-def _check_arg(where: str, name: str, kind: str | None, pair: tuple[int, int]) -> None:
-    tile, colour = pair
-    if kind is None:
-        if pair != (0, 0):
-            raise ValueError(f"{where}: argument {name} is unused by this id and must be (0, 0), "
-                             f"got {pair}")
-        return
-    if kind == "position":
-        return  # any cell (x, z) in 0..255; the task checks it against its arena
-    if tile not in Tile._value2member_map_:
-        raise ValueError(f"{where}: argument {name} has unknown tile {tile} "
-                         f"(tiles are 0-{max(Tile)})")
-    if colour not in Colour._value2member_map_:
-        raise ValueError(f"{where}: argument {name} has unknown colour {colour} "
-                         f"(colours are 0-{max(Colour)})")
-    what = _describe(tile, colour)
-    if kind in ("product", "held product") and pair == VANISH:
-        return
-    if not is_object(tile, colour):
-        raise ValueError(f"{where}: argument {name} {what} is not an object the world can place "
-                         f"(an object is a shape {min(OBJECT_SHAPES)}-{max(OBJECT_SHAPES)} with a "
-                         f"colour {min(OBJECT_COLOURS)}-{max(OBJECT_COLOURS)})")
-    if kind in ("pickable", "held product") and not is_pickable(tile, colour):
-        raise ValueError(f"{where}: argument {name} {what} cannot be picked up "
-                         f"(pickable shapes: {', '.join(s.name.lower() for s in PICKABLE_SHAPES)})")
-    if kind == "walkable" and tile not in WALKABLE_SHAPES:
-        raise ValueError(f"{where}: argument {name} {what} cannot be stood on "
-                         f"(walkable shapes: {', '.join(s.name.lower() for s in WALKABLE_SHAPES)})")
+def rule_product(rule) -> tuple[int, int] | None:
+    """What a rule produces (VANISH: nothing); None for the empty rule."""
+    return _pairs(rule, RULE_LAYOUT[RuleId(int(rule[0]))]).get("product")
 
 
 def _as_uint8(where: str, values, shape_text: str, ndim: int, width: int) -> np.ndarray:
+    """A read-only uint8 copy of integer values in 0-255 of the given shape."""
     array = np.asarray(values)
+    if array.size == 0 and ndim == 2:
+        array = array.reshape(0, width)
     if array.ndim != ndim or array.shape[-1] != width:
         raise ValueError(f"{where} has shape {array.shape}; expected {shape_text}")
     if array.size and not np.issubdtype(array.dtype, np.integer):
         raise ValueError(f"{where} has dtype {array.dtype}; expected integers")
     if array.size and (array.min() < 0 or array.max() > 255):
         raise ValueError(f"{where} has values outside 0-255")
-    return array.astype(np.uint8)
+    array = array.astype(np.uint8)
+    array.setflags(write=False)
+    return array
+
+
+def _check_object(where: str, pair: tuple[int, int]) -> None:
+    tile, colour = pair
+    if tile > max(Tile):
+        raise ValueError(f"{where} has unknown tile {tile} (tiles are 0-{max(Tile)})")
+    if colour > max(Colour):
+        raise ValueError(f"{where} has unknown colour {colour} (colours are 0-{max(Colour)})")
+
+
+def _check_slots(where: str, vector: np.ndarray, layout) -> None:
+    for i, name in enumerate(layout):
+        pair = (int(vector[1 + 2 * i]), int(vector[2 + 2 * i]))
+        slots = f"slots {1 + 2 * i}-{2 + 2 * i}"
+        if name is None and pair != (0, 0):
+            raise ValueError(f"{where}: {slots} are unused by this id and must be zero, "
+                             f"got {pair}")
+        if name not in (None, "position"):
+            _check_object(f"{where}: {name} ({slots})", pair)
 
 
 def validate_goal(goal, where: str = "goal") -> np.ndarray:
-    """The goal as a uint8 vector of 5; ValueError naming what is wrong."""
+    """The goal as a read-only uint8 vector of 5; ValueError naming what is wrong."""
     goal = _as_uint8(where, goal, f"({GOAL_SIZE},) [id, a_tile, a_colour, b_tile, b_colour]",
                      1, GOAL_SIZE)
-    gid = int(goal[0])
-    if gid not in GoalId._value2member_map_:
-        raise ValueError(f"{where}: unknown goal id {gid} (goal ids are 0-{max(GoalId)})")
-    a, b = (int(goal[1]), int(goal[2])), (int(goal[3]), int(goal[4]))
-    kind_a, kind_b = GOAL_ARGS[GoalId(gid)]
-    where = f"{where} ({GoalId(gid).name.lower()})"
-    _check_arg(where, "a", kind_a, a)
-    _check_arg(where, "b", kind_b, b)
-    if gid in _TILE_PAIR_GOALS and not (is_pickable(*a) or is_pickable(*b)):
-        raise ValueError(f"{where}: neither {_describe(*a)} nor {_describe(*b)} can be picked up, "
-                         f"so they can never be brought together")
+    if goal[0] not in GoalId._value2member_map_:
+        raise ValueError(f"{where}: unknown goal id {goal[0]} (goal ids are 0-{max(GoalId)})")
+    gid = GoalId(int(goal[0]))
+    _check_slots(f"{where} ({gid.name.lower()})", goal, GOAL_LAYOUT[gid])
     return goal
 
 
-def validate_rule(rule, where: str = "rule") -> np.ndarray:
-    """The rule as a uint8 vector of 7; ValueError naming what is wrong."""
-    rule = _as_uint8(where, rule, f"({RULE_SIZE},) [id, a_tile, a_colour, b_tile, b_colour, "
-                     "c_tile, c_colour]", 1, RULE_SIZE)
-    rid = int(rule[0])
-    if rid not in RuleId._value2member_map_:
-        raise ValueError(f"{where}: unknown rule id {rid} (rule ids are 0-{max(RuleId)})")
-    pairs = [(int(rule[i]), int(rule[i + 1])) for i in (1, 3, 5)]
-    where = f"{where} ({RuleId(rid).name.lower()})"
-    for name, kind, pair in zip("abc", RULE_ARGS[RuleId(rid)], pairs):
-        _check_arg(where, name, kind, pair)
-    if rid in TILE_PAIR_RULES and not (is_pickable(*pairs[0]) or is_pickable(*pairs[1])):
-        raise ValueError(f"{where}: neither {_describe(*pairs[0])} nor {_describe(*pairs[1])} "
-                         f"can be picked up, so they can never be brought together")
-    return rule
-
-
 def validate_rules(rules, where: str = "rules") -> np.ndarray:
-    """The rules as uint8 (R, 7), R may be 0; ValueError naming the first wrong one."""
-    rules = np.asarray(rules)
-    if rules.size == 0:
-        rules = rules.reshape(0, RULE_SIZE)
+    """The rules as read-only uint8 (R, 7), R may be 0; ValueError naming the first wrong one."""
     rules = _as_uint8(where, rules, f"(R, {RULE_SIZE}) rows of rules", 2, RULE_SIZE)
     for i, rule in enumerate(rules):
-        validate_rule(rule, f"{where}[{i}]")
+        if rule[0] not in RuleId._value2member_map_:
+            raise ValueError(f"{where}[{i}]: unknown rule id {rule[0]} "
+                             f"(rule ids are 0-{max(RuleId)})")
+        rid = RuleId(int(rule[0]))
+        _check_slots(f"{where}[{i}] ({rid.name.lower()})", rule, RULE_LAYOUT[rid])
     return rules
 
 
 def validate_init_tiles(init_tiles, where: str = "init_tiles") -> np.ndarray:
-    """The initial objects as uint8 (N, 2); every row must be an object the world can place."""
-    init_tiles = np.asarray(init_tiles)
-    if init_tiles.size == 0:
-        init_tiles = init_tiles.reshape(0, 2)
+    """The initial objects as read-only uint8 (N, 2), N may be 0; (0, 0) rows are padding."""
     init_tiles = _as_uint8(where, init_tiles, "(N, 2) rows of (tile, colour)", 2, 2)
     for i, (tile, colour) in enumerate(init_tiles.tolist()):
-        _check_arg(f"{where}[{i}]", "object", "object", (tile, colour))
+        _check_object(f"{where}[{i}]", (tile, colour))
     return init_tiles
 
 
 @dataclass(frozen=True, eq=False)
 class Ruleset:
-    """One task: a goal, the rules of the world and the objects placed at the start."""
+    """One task: a goal, the rules in the order they apply, the objects placed at the start.
 
-    goal: np.ndarray  # (5,) uint8
-    rules: np.ndarray  # (R, 7) uint8; R may be 0
-    init_tiles: np.ndarray  # (N, 2) uint8
+    Any integer arrays are taken (XLand-MiniGrid's goals are int32); they are stored as given,
+    padding included (empty rules, (0, 0) tiles, as a benchmark row holds them), as read-only
+    uint8 arrays: goal (5,), rules (R, 7), init_tiles (N, 2). Validation is structural: known
+    ids, tiles 0-12, colours 0-11, the slots an id does not use zero.
+    """
+
+    goal: np.ndarray
+    rules: np.ndarray
+    init_tiles: np.ndarray
 
     def __post_init__(self):
-        validated = {"goal": validate_goal(self.goal), "rules": validate_rules(self.rules),
-                     "init_tiles": validate_init_tiles(self.init_tiles)}
-        for name, value in validated.items():
-            value.setflags(write=False)
-            object.__setattr__(self, name, value)
+        object.__setattr__(self, "goal", validate_goal(self.goal))
+        object.__setattr__(self, "rules", validate_rules(self.rules))
+        object.__setattr__(self, "init_tiles", validate_init_tiles(self.init_tiles))
 
     def key(self) -> tuple[int, ...]:
-        """The canonical form: equal for rulesets that pose the same task (see canonical_keys)."""
-        keys = canonical_keys(self.goal[None], self.rules[None])[0]
-        return (int(keys[0]), *(int(k) for k in keys[1:] if k))
+        """The goal's values, then the non-empty rules' in order: what XLand-MiniGrid's
+        generator compares to reject a duplicate ruleset (empty rules are padding)."""
+        rules = self.rules[self.rules[:, 0] != RuleId.EMPTY]
+        return tuple(int(v) for v in np.concatenate([self.goal, rules.ravel()]))
 
 
-def _pack(fields: np.ndarray) -> np.ndarray:
-    """Rows of uint8 fields -> one int64 each, the first field most significant."""
-    packed = np.zeros(fields.shape[:-1], dtype=np.int64)
-    for i in range(fields.shape[-1]):
-        packed = (packed << 8) | fields[..., i].astype(np.int64)
-    return packed
+def object_name(tile: int, colour: int) -> str:
+    """'red ball', 'green door locked'; VANISH (floor, black) is 'nothing'."""
+    if (tile, colour) == VANISH:
+        return "nothing"
+    return f"{Colour(colour).name.lower()} {Tile(tile).name.lower().replace('_', ' ')}"
 
 
-def _canonical_pairs(vectors: np.ndarray, symmetric: int, directed: dict[int, int]) -> np.ndarray:
-    """Rewrite equivalent forms to one: a symmetric id with (a, b) sorted, and each directed id
-    in `directed` (e.g. down) as its opposite (up) with a and b swapped."""
-    out = vectors.astype(np.int64, copy=True)
-    ids = out[..., 0]
-    a, b = out[..., 1:3].copy(), out[..., 3:5].copy()
-    a_key, b_key = a[..., 0] * 256 + a[..., 1], b[..., 0] * 256 + b[..., 1]
-    swap = (ids == symmetric) & (a_key > b_key)
-    for source, target in directed.items():
-        is_source = ids == source
-        swap |= is_source
-        ids[is_source] = target
-    out[..., 1:3] = np.where(swap[..., None], b, a)
-    out[..., 3:5] = np.where(swap[..., None], a, b)
-    return out
-
-
-def canonical_keys(goals: np.ndarray, rules: np.ndarray) -> np.ndarray:
-    """(n, 1 + R) int64 keys; two rulesets pose the same task iff their rows are equal.
-
-    The same task: goals equal up to the symmetry of tile-near (a next to b = b next to a; b
-    north of a = a south of b, b east of a = a west of b), and the same multiset of rules up to
-    that symmetry, with empty rules ignored. The rules' order does not matter. The initial
-    objects are left out: the goal and rules fix them all but the distractor objects, which
-    are scenery, not a different task (XLand-MiniGrid's key leaves them out too).
-    """
-    goals = _canonical_pairs(np.asarray(goals), GoalId.TILE_NEAR,
-                             {GoalId.TILE_NEAR_DOWN: GoalId.TILE_NEAR_UP,
-                              GoalId.TILE_NEAR_LEFT: GoalId.TILE_NEAR_RIGHT})
-    rules = _canonical_pairs(np.asarray(rules), RuleId.TILE_NEAR,
-                             {RuleId.TILE_NEAR_DOWN: RuleId.TILE_NEAR_UP,
-                              RuleId.TILE_NEAR_LEFT: RuleId.TILE_NEAR_RIGHT})
-    rule_keys = np.sort(_pack(rules), axis=1)  # empty rules are 0 and sort first
-    return np.concatenate([_pack(goals)[:, None], rule_keys], axis=1)
+def _a(pair: tuple[int, int]) -> str:
+    """'a red ball', 'an orange key'."""
+    name = object_name(*pair)
+    return f"{'an' if name[0] in 'aeiou' else 'a'} {name}"
 
 
 def _per_direction(first_id: int, template: str) -> dict[int, str]:
-    """The four directional ids from first_id (up) on, with {way} the compass word."""
-    return {first_id + d: template.replace("{way}", way) for d, way in enumerate(COMPASS)}
+    """The four directional ids from first_id (up) on, with {way} the direction's name."""
+    return {first_id + d: template.replace("{way}", way) for d, way in enumerate(DIRECTION_NAMES)}
 
 
 _GOAL_TEXT = {
@@ -321,10 +277,10 @@ _GOAL_TEXT = {
     GoalId.AGENT_ON_TILE: "stand on the {a}",
     GoalId.AGENT_NEAR: "go next to the {a}",
     GoalId.TILE_NEAR: "put the {a} next to the {b}",
-    GoalId.TILE_ON_POSITION: "put the {a} on cell {b}",
-    GoalId.AGENT_ON_POSITION: "go to cell {a}",
-    **_per_direction(GoalId.TILE_NEAR_UP, "put the {a} with the {b} directly {way} of it"),
-    **_per_direction(GoalId.AGENT_NEAR_UP, "stand with the {a} directly {way} of you"),
+    GoalId.TILE_ON_POSITION: "put the {a} on cell {position}",
+    GoalId.AGENT_ON_POSITION: "go to cell {position}",
+    **_per_direction(GoalId.TILE_NEAR_UP, "put the {b} one cell {way} from the {a}"),
+    **_per_direction(GoalId.AGENT_NEAR_UP, "stand with the {a} one cell {way} from you"),
 }
 # {a}, {b} with their article; {becomes}/{become}: the product, said of one object or of two
 _RULE_TEXT = {
@@ -332,37 +288,34 @@ _RULE_TEXT = {
     RuleId.AGENT_HOLD: "{a} you hold {becomes}",
     RuleId.AGENT_NEAR: "{a} next to you {becomes}",
     RuleId.TILE_NEAR: "{a} and {b} next to each other {become}",
-    **_per_direction(RuleId.TILE_NEAR_UP,
-                     "{a} with {b} directly {way} of it: together they {become}"),
-    **_per_direction(RuleId.AGENT_NEAR_UP, "{a} directly {way} of you {becomes}"),
+    **_per_direction(RuleId.TILE_NEAR_UP, "{b} one cell {way} from {a}: together they {become}"),
+    **_per_direction(RuleId.AGENT_NEAR_UP, "{a} one cell {way} from you {becomes}"),
 }
 
 
 def goal_text(goal) -> str:
-    """English for a valid goal vector."""
+    """English for a valid goal vector; positions are (row, col)."""
     gid = GoalId(int(goal[0]))
-    args = {}
-    for name, kind, start in zip("ab", GOAL_ARGS[gid], (1, 3)):
-        pair = (int(goal[start]), int(goal[start + 1]))
-        args[name] = str(pair) if kind == "position" else object_name(*pair) if kind else ""
-    return _GOAL_TEXT[gid].format(**args)
+    pairs = _pairs(goal, GOAL_LAYOUT[gid])
+    words = {name: str(pair) if name == "position" else object_name(*pair)
+             for name, pair in pairs.items()}
+    return _GOAL_TEXT[gid].format(**words)
 
 
 def rule_text(rule) -> str:
     """English for a valid rule vector."""
     rid = RuleId(int(rule[0]))
-    a, b, c = ((int(rule[i]), int(rule[i + 1])) for i in (1, 3, 5))
-    kind_a, kind_b, kind_c = RULE_ARGS[rid]
-    product = _a(*c) if kind_c and c != VANISH else None
-    return _RULE_TEXT[rid].format(
-        a=_a(*a) if kind_a else "", b=_a(*b) if kind_b else "",
-        becomes=f"becomes {product}" if product else "disappears",
-        become=f"become {product}" if product else "disappear")
+    pairs = _pairs(rule, RULE_LAYOUT[rid])
+    product = pairs.get("product", VANISH)
+    words = {name: _a(pair) for name, pair in pairs.items() if name != "product"}
+    made = None if product == VANISH else _a(product)
+    return _RULE_TEXT[rid].format(**words, becomes=f"becomes {made}" if made else "disappears",
+                                  become=f"become {made}" if made else "disappear")
 
 
 def mission(ruleset: Ruleset) -> str:
     """English for the goal, then each non-empty rule: 'put the red ball next to the blue
-    pyramid; rules: a green key you hold becomes a red ball'."""
+    square; rules: a green key you hold becomes a red ball'."""
     text = goal_text(ruleset.goal)
     rules = [rule_text(r) for r in ruleset.rules if r[0] != RuleId.EMPTY]
     return f"{text}; rules: {'; '.join(rules)}" if rules else text
