@@ -2,9 +2,9 @@
 
 XLandEnv draws each episode's world in Python (craftium_ma.xland.world) from the ruleset and
 the seed, or takes a given state, checks it, and passes it to the Lua mod as plain integer
-lists; infos carry each agent's goal, the rules (padded to 18 rows, with their
-count) and the mission text as UTF-8 bytes (craftium_ma.decode_text). grid_state() reads the
-world back in XLand-MiniGrid's encoding.
+lists; infos carry each agent's goal, the rules (padded to 18 rows, with their count) and the
+mission text as UTF-8 bytes (craftium_ma.decode_text). grid_state() reads the world back in
+XLand-MiniGrid's encoding.
 """
 
 from __future__ import annotations
@@ -88,7 +88,7 @@ class XLandEnv(CraftiumParallelEnv):
         self.ruleset: Ruleset | None = None  # the current episode's
         self.world = None
         self._extra_infos: dict[str, dict] = {}
-        self._episode_task_options = {**self.task.options, **self.task_options}  # the episode's
+        self._episode_task_options = options  # the episode's
 
     def reset(self, seed=None, options=None):
         options = dict(options or {})
@@ -153,7 +153,6 @@ class XLandEnv(CraftiumParallelEnv):
             layout_seed, left = seed, task_options["trial_episodes"] - 1
         world = make_world(ruleset, len(self.possible_agents), task_options["mode"], layout_seed,
                            task_options["layout"], **self._next_state)
-        self._next_state = {}
         self._trial = (ruleset, layout_seed, left)
         self.ruleset, self.world, self._episode_task_options = ruleset, world, task_options
         active = ruleset.rules[ruleset.rules[:, 0] != 0]  # without the empty rules' padding

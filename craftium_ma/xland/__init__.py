@@ -1,8 +1,8 @@
-"""XLand-MiniGrid's rulesets for our 3D world: the encoding, the generator, the benchmarks,
-the episode's world (world.py) and a scripted planner (planner.py).
+"""XLand-MiniGrid's rulesets in its own encoding: the encoding, the generator, the benchmarks,
+its layouts and the episode's world (world.py) and a scripted planner (planner.py).
 
 Engine-free: the 3D task that plays the rulesets is the mod mods/xland with its env
-craftium_ma.envs.xland_v0.
+craftium_ma.envs.xland_v1.
 """
 
 from .benchmark import Benchmark, load_benchmark, load_benchmark_from_path, registered_benchmarks
