@@ -5,8 +5,9 @@ parallel env directly, and save a GIF of the agents' views.
     python examples/evaluate.py out/ppo/<run>/checkpoint.pt --episodes 20 --random
 
 The env is built from the checkpoint's settings (craftium_ma.models.env_options: agents,
-engine-side frame size, frameskip, max cycles) and the policy sees each agent's frames as
-in training (craftium_ma.models.FrameStack: optional grey, the last frames stacked).
+engine-side frame size, frameskip, max cycles, observations) and the policy sees each
+agent's observations as in training (craftium_ma.models.ModelInput: frames optionally grey,
+the last frames stacked; the task's other observations as they are).
 Episodes use seeds seed, seed+1, ..., so a trained and a random run with the same --seed
 see the same rooms. Prints the mean +- std of the episodic return of each agent and of
 the team (the sum over agents).
@@ -23,7 +24,8 @@ import torch
 from PIL import Image
 
 import craftium_ma
-from craftium_ma.models import FrameStack, env_options, load_checkpoint
+from craftium_ma.models import (ModelInput, env_observations, env_options, load_checkpoint,
+                                observation_names)
 
 
 def parse_args(argv=None) -> argparse.Namespace:
@@ -50,6 +52,18 @@ def parse_args(argv=None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
+def stack(observations: list):
+    """One batch from per-agent observations (arrays, or dicts of arrays)."""
+    if isinstance(observations[0], dict):
+        return {k: np.stack([o[k] for o in observations]) for k in observations[0]}
+    return np.stack(observations)
+
+
+def pick(batch, i: int):
+    """Row i of a batch (an array, or a dict of arrays)."""
+    return {k: v[i] for k, v in batch.items()} if isinstance(batch, dict) else batch[i]
+
+
 def evaluate(args: argparse.Namespace, wrap=None, **env_kwargs) -> dict:
     """Run the episodes; returns {"team": {mean, std, ...}, "agent_0": {...}, ...}.
     `wrap` (a PettingZoo wrapper) goes on the env; `env_kwargs` are parallel_env's."""
@@ -67,19 +81,21 @@ def evaluate(args: argparse.Namespace, wrap=None, **env_kwargs) -> dict:
     torch.manual_seed(args.seed)  # the policy's sampled actions, reproducibly
 
     env = craftium_ma.parallel_env(task, render_mode="rgb_array" if record else None,
+                                   observations=env_observations(observation_names(ckpt)),
                                    **options, **env_kwargs)
     if wrap is not None:
         env = wrap(env)
     returns, lengths, frames = [], [], []
     try:
         agents = list(env.possible_agents)
-        stack = FrameStack.for_checkpoint(ckpt, rows=len(agents))
-        blank = np.zeros(stack.frame_shape, np.uint8)  # the frame of an agent that is done
+        model_input = ModelInput.for_checkpoint(ckpt, env.observation_space(agents[0]),
+                                                rows=len(agents))
+        blank = model_input.zeros()  # the observation of an agent that is done
 
         def observe(obs, fresh=None):
-            """Each agent's stacked frames, as the model saw them in training."""
-            stacked = stack.push(np.stack([obs.get(a, blank) for a in agents]), fresh)
-            return dict(zip(agents, stacked))
+            """Each agent's observation as the model saw it in training."""
+            stacked = model_input.push(stack([obs.get(a, blank) for a in agents]), fresh)
+            return {a: pick(stacked, i) for i, a in enumerate(agents)}
 
         for ep in range(args.episodes):
             obs, _ = env.reset(seed=args.seed + ep)
@@ -93,7 +109,9 @@ def evaluate(args: argparse.Namespace, wrap=None, **env_kwargs) -> dict:
                 if args.random:
                     actions = {a: int(rng.integers(ckpt["n_actions"])) for a in live}
                 else:
-                    batch = torch.from_numpy(np.stack([obs[a] for a in live]))
+                    batch = stack([obs[a] for a in live])
+                    batch = ({k: torch.from_numpy(v) for k, v in batch.items()}
+                             if isinstance(batch, dict) else torch.from_numpy(batch))
                     with torch.no_grad():
                         logits = model.logits(batch)
                     chosen = (logits.argmax(-1) if args.deterministic
@@ -122,6 +140,7 @@ def evaluate(args: argparse.Namespace, wrap=None, **env_kwargs) -> dict:
 
     result = {a: stats(r[:, i]) for i, a in enumerate(agents)}
     result["team"] = stats(r.sum(axis=1))
+    result["team_returns"] = r.sum(axis=1).tolist()  # per episode, in seed order
     result.update(policy="random" if args.random else
                   ("greedy" if args.deterministic else "sampled") + f" {args.checkpoint}",
                   episodes=args.episodes, first_seed=args.seed, task=task,

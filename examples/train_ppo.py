@@ -1,10 +1,12 @@
 """PPO with parameter sharing on a craftium-ma task, in one file.
 
 Every agent of every env copy is one slot (row) of a craftium_ma.vector_env pool; one
-actor-critic (a small CNN, craftium_ma.models.ActorCritic) acts for all of them and learns
-from all of their experience.
+actor-critic (craftium_ma.models.ActorCritic: a small CNN on frames, encoders for the
+xland task's symbolic view and goal) acts for all of them and learns from all of their
+experience.
 
-    craftium_ma.vector_env(task, num_envs) -> [grey] -> the last frame_stack frames
+    craftium_ma.vector_env(task, num_envs, observations=...) -> frames: [grey] -> the last
+      frame_stack frames; other observations as they are
       -> an env whose episode ended is reset in the same step (reset_mask)
 
 Writes into --out-dir (default out/ppo/<run-name>):
@@ -41,7 +43,8 @@ from torch import nn
 from tqdm import tqdm
 
 import craftium_ma
-from craftium_ma.models import ActorCritic, FrameStack, save_checkpoint
+from craftium_ma.models import (ActorCritic, ModelInput, env_observations, observation_names,
+                                save_checkpoint)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -50,6 +53,9 @@ ROOT = Path(__file__).resolve().parent.parent
 class Args:
     # environment
     task: str = "small_room"
+    observations: str = "rgb"
+    """what the policy sees, comma-separated: rgb (the frames) and/or the task's declared
+    observations that ActorCritic encodes (xland: symbolic, goal), e.g. symbolic,goal"""
     num_agents: int = 2
     max_cycles: int = 100
     """steps until every agent is truncated"""
@@ -59,6 +65,10 @@ class Args:
     grayscale: bool = False
     """reduce frames to one grey channel (the red block is easier to see in colour)"""
     frame_stack: int = 2
+    """frames stacked on the channel axis (frames only: other observations are not stacked)"""
+    num_actions: int = 0
+    """the policy uses the task's first num_actions actions only (0: all; xland: 6 leaves
+    out its no-op, as XLand-MiniGrid's six actions)"""
     num_envs: int = 4
     """env copies, stepped together by one pool; the policy sees num_envs * num_agents slots"""
     # PPO
@@ -98,8 +108,8 @@ class Args:
 
 
 # settings that fix the observation and the network; a resumed run keeps the checkpoint's
-MODEL_KEYS = ("task", "num_agents", "max_cycles", "frameskip", "obs_size", "grayscale",
-              "frame_stack")
+MODEL_KEYS = ("task", "observations", "num_agents", "max_cycles", "frameskip", "obs_size",
+              "grayscale", "frame_stack")
 
 
 def field_docs(cls) -> dict[str, str]:
@@ -139,29 +149,42 @@ def parse_args(argv=None) -> Args:
 
 class TrainingVecEnv:
     """The pool as the rollout takes it: slot k is agent k % num_agents of copy
-    k // num_agents, frames preprocessed by craftium_ma.models.FrameStack (grey, the last
-    frame_stack frames, zeros before the first), and a copy whose episode ended is reset
-    in the same step, so its slots' next frames are the next episode's. A slot whose agent
-    is done before its copy sees zero frames and reward 0 until the copy's episode ends."""
+    k // num_agents, observations preprocessed by craftium_ma.models.ModelInput (frames:
+    grey, the last frame_stack frames, zeros before the first; the others as they are), and
+    a copy whose episode ended is reset in the same step, so its slots' next observations
+    are the next episode's. A slot whose agent is done before its copy sees zeros and
+    reward 0 until the copy's episode ends. Observations are arrays, or dicts of arrays
+    (`obs_shape` says which)."""
+
+    #: observations that a subclass's observe() adds to the env's: {name: gymnasium Box}
+    added_observations: dict = {}
 
     def __init__(self, args: Args, **env_kwargs):
+        names = observation_names(args.observations)
+        from_env = [n for n in names if n not in self.added_observations]
+        observations = list(from_env) if self.added_observations else env_observations(from_env)
         self.pool = craftium_ma.vector_env(args.task, args.num_envs, num_agents=args.num_agents,
                                            max_cycles=args.max_cycles, obs_size=args.obs_size,
-                                           frameskip=args.frameskip, **env_kwargs)
+                                           frameskip=args.frameskip, observations=observations,
+                                           **env_kwargs)
         self.num_agents, self.num_envs = args.num_agents, self.pool.num_envs
-        self.frames = FrameStack(self.pool.single_observation_space.shape, args.grayscale,
-                                 args.frame_stack, rows=self.num_envs)
-        self.observation_space = gymnasium.spaces.Box(0, 255, self.frames.shape, np.uint8)
+        space = self.pool.single_observation_space
+        if self.added_observations:
+            space = gymnasium.spaces.Dict({**space.spaces, **{
+                n: self.added_observations[n] for n in names if n in self.added_observations}})
+        self.input = ModelInput(names, space, args.grayscale, args.frame_stack,
+                                rows=self.num_envs)
+        self.obs_shape = self.input.shape  # ActorCritic's obs_shape
         self.action_space = self.pool.single_action_space
 
     def observe(self, obs):
-        """The pool's frames as the policy sees them, before grey and stacking (a
+        """The pool's observations as the policy sees them, before grey and stacking (a
         subclass may add to them)."""
         return obs
 
     def reset(self, seed=None):
         obs, infos = self.pool.reset(seed=seed)
-        return self.frames.push(self.observe(obs), np.ones(self.num_envs, bool)), infos
+        return self.input.push(self.observe(obs), np.ones(self.num_envs, bool)), infos
 
     def step(self, actions):
         obs, rewards, terms, truncs, infos = self.pool.step(actions)
@@ -169,11 +192,29 @@ class TrainingVecEnv:
         fresh = np.repeat(ended, self.num_agents)
         if ended.any():
             reset_obs, _ = self.pool.reset(options={"reset_mask": ended})
-            obs[fresh] = reset_obs[fresh]
-        return self.frames.push(self.observe(obs), fresh), rewards, terms, truncs, infos
+            for array, new in zip(leaves(obs), leaves(reset_obs)):
+                array[fresh] = new[fresh]
+        return self.input.push(self.observe(obs), fresh), rewards, terms, truncs, infos
 
     def close(self):
         self.pool.close()
+
+
+def leaves(obs) -> list:
+    """The arrays of an observation batch: itself, or a dict's values (in key order)."""
+    return [obs[k] for k in sorted(obs)] if isinstance(obs, dict) else [obs]
+
+
+def apply(fn, obs):
+    """fn on an observation batch: on the array, or on each array of a dict of them."""
+    return {k: fn(v) for k, v in obs.items()} if isinstance(obs, dict) else fn(obs)
+
+
+def concat(batches: list):
+    """One batch from a list of batches (tensors, or dicts of tensors), along axis 0."""
+    if isinstance(batches[0], dict):
+        return {k: torch.cat([b[k] for b in batches]) for k in batches[0]}
+    return torch.cat(batches)
 
 
 def episode_over(dones, active, num_agents):
@@ -279,6 +320,8 @@ def train(args: Args) -> dict:
         for k in MODEL_KEYS:
             if getattr(args, k) != saved[k]:
                 print(f"resume: using the checkpoint's {k}={saved[k]!r} (not {getattr(args, k)!r})")
+        defaults = Args()  # for a key that an older checkpoint lacks (observations)
+        saved = {k: saved.get(k, getattr(defaults, k)) for k in MODEL_KEYS} | saved
         args = dataclasses.replace(args, **{k: saved[k] for k in MODEL_KEYS})
         if not args.run_name:
             args.run_name = saved["run_name"]
@@ -304,8 +347,13 @@ def train(args: Args) -> dict:
     files = contextlib.ExitStack()
     try:
         n_slots = vec.num_envs
-        obs_shape = vec.observation_space.shape  # (H, W, C), uint8
+        obs_shape = vec.obs_shape  # (H, W, C) frames, or {name: shape}; uint8
         n_actions = int(vec.action_space.n)
+        if args.num_actions:
+            if not 0 < args.num_actions <= n_actions:
+                raise ValueError(f"--num-actions must be in 1..{n_actions} (the task's actions), "
+                                 f"got {args.num_actions}")
+            n_actions = args.num_actions
         model = ActorCritic(obs_shape, n_actions)
         optimizer = torch.optim.Adam(model.parameters(), lr=args.learning_rate, eps=1e-5)
         global_step, update, wall_offset = 0, 0, 0.0
@@ -323,8 +371,7 @@ def train(args: Args) -> dict:
             f"obs {obs_shape}, {n_actions} actions, {num_updates} updates of {batch_size} steps "
             f"-> {out}")
 
-        # rollout storage
-        obs_buf = torch.zeros((args.num_steps, n_slots, *obs_shape), dtype=torch.uint8)
+        # rollout storage (the observations: a list of each step's batch)
         act_buf = torch.zeros((args.num_steps, n_slots), dtype=torch.long)
         logp_buf = torch.zeros((args.num_steps, n_slots))
         rew_buf = torch.zeros((args.num_steps, n_slots))
@@ -355,7 +402,7 @@ def train(args: Args) -> dict:
 
         start = time.time()
         # seed once; the copies reseed themselves on their automatic resets
-        next_obs = torch.from_numpy(vec.reset(seed=args.seed + 1000 * update)[0])
+        next_obs = apply(torch.from_numpy, vec.reset(seed=args.seed + 1000 * update)[0])
         next_done = torch.zeros(n_slots)
         first_update = update
         # a bar over the updates where a terminal is attached
@@ -367,15 +414,17 @@ def train(args: Args) -> dict:
                 frac = 1 - (update - 1) / num_updates
                 optimizer.param_groups[0]["lr"] = args.learning_rate * frac
             t_rollout = time.time()
+            obs_steps = []
             for t in range(args.num_steps):
-                obs_buf[t], done_buf[t] = next_obs, next_done
+                obs_steps.append(next_obs)
+                done_buf[t] = next_done
                 with torch.no_grad():
                     action, logp, _, value = model.act(next_obs)
                 act_buf[t], logp_buf[t], val_buf[t] = action, logp, value
                 obs, rewards, terms, truncs, infos = vec.step(action.numpy())
                 dones = np.logical_or(terms, truncs)
                 rew_buf[t] = torch.as_tensor(rewards * args.reward_scale, dtype=torch.float32)
-                next_obs = torch.from_numpy(obs)
+                next_obs = apply(torch.from_numpy, obs)
                 next_done = torch.as_tensor(dones, dtype=torch.float32)
                 global_step += n_slots
                 for e, length, rets in tracker.step(rewards, dones, infos["active"]):
@@ -401,7 +450,7 @@ def train(args: Args) -> dict:
                     advantages[t] = last
                 returns = advantages + val_buf
 
-            b_obs = obs_buf.reshape(-1, *obs_shape)
+            b_obs = concat(obs_steps)  # step-major, as the reshapes below
             b_act, b_logp = act_buf.reshape(-1), logp_buf.reshape(-1)
             b_adv, b_ret = advantages.reshape(-1), returns.reshape(-1)
 
@@ -409,7 +458,8 @@ def train(args: Args) -> dict:
             clip_fracs, stop = [], False
             for _ in range(args.update_epochs):
                 for idx in torch.randperm(batch_size).split(minibatch_size):
-                    _, new_logp, entropy, new_value = model.act(b_obs[idx], b_act[idx])
+                    mb_obs = apply(lambda x: x[idx], b_obs)  # noqa: B023 (used at once)
+                    _, new_logp, entropy, new_value = model.act(mb_obs, b_act[idx])
                     log_ratio = new_logp - b_logp[idx]
                     ratio = log_ratio.exp()
                     with torch.no_grad():
