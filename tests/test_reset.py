@@ -22,7 +22,10 @@ HISTORY_CYCLES = 40  # max_cycles of the envs here: history episodes end by it
 
 
 def other_options(task):
-    """Task options that change the world, for a history episode."""
+    """Task options that change the world, for a history episode (xland: its largest
+    layout, the episode compared being in its default R1-9x9)."""
+    if task == "xland":
+        return {"layout": "R9-25x25"}
     declared = shipped_tasks()[task].declared_options()
     return {"layout": "test"} if "layout" in declared else {"size": 6} if "size" in declared else {}
 
