@@ -136,7 +136,7 @@ def play(split: str, policy: str, episodes: int, num_envs: int, checkpoint: Path
     per_env = -(-episodes // num_envs)
     returns = [[] for _ in range(num_envs)]
     lengths = [[] for _ in range(num_envs)]
-    goals = [[] for _ in range(num_envs)]  # each episode's goal id
+    goal_ids = [[] for _ in range(num_envs)]  # each episode's goal id
     bench = splits(goals)[split]
     vec = XLandPool(args, task_options={"benchmark": bench})
     start = time.time()
@@ -158,11 +158,11 @@ def play(split: str, policy: str, episodes: int, num_envs: int, checkpoint: Path
                 if len(returns[e]) < per_env:
                     returns[e].append(float(rets.sum()))
                     lengths[e].append(length)
-                    goals[e].append(int(infos["goal"][e][0]))
+                    goal_ids[e].append(int(infos["goal"][e][0]))
     finally:
         vec.close()
     r, n = np.array(returns).reshape(-1), np.array(lengths).reshape(-1)
-    g = np.array(goals).reshape(-1)
+    g = np.array(goal_ids).reshape(-1)
     lo, hi = bootstrap_ci(r)
     by_goal = {kind: {"episodes": int(np.isin(g, ids).sum()),
                       "success": float((r[np.isin(g, ids)] > 0).mean()) if np.isin(g, ids).any()
