@@ -3,22 +3,27 @@ rulesets, evaluated on those and on the held-out 20 % against a uniform random p
 
 The task is xland_v1 (XLand-MiniGrid's step) with one agent in its default layout, R1-9x9
 (one 9 x 9 room, 243 steps). The policy sees what --observations names, by default
-XLand-MiniGrid's egocentric 5 x 5 symbolic view and the goal vector (craftium_ma.models'
-encoders), or the RGB frames and the goal ("rgb,goal"). It acts with XLand-MiniGrid's six
-actions (0-5, no no-op); the random policy draws uniformly from the same six.
+XLand-MiniGrid's egocentric 5 x 5 symbolic view, the goal vector and the agent's direction
+(XLandPool adds it, as XLand-MiniGrid's DirectionObservationWrapper; craftium_ma.models'
+encoders), or the RGB frames instead of the view ("rgb,goal,direction"). It acts with
+XLand-MiniGrid's six actions (0-5, no no-op); the random policy draws uniformly from the same
+six.
 
     .venv/bin/python benchmarks/xland_ppo.py --minutes 40 --seed 1
     .venv/bin/python benchmarks/xland_ppo.py --minutes 40 --seed 2          # adds a run
-    .venv/bin/python benchmarks/xland_ppo.py --observations rgb,goal --minutes 40
+    .venv/bin/python benchmarks/xland_ppo.py --observations rgb,goal,direction --minutes 40
     .venv/bin/python benchmarks/xland_ppo.py --eval-only --seed 1           # evaluates again
 
 Each run trains into out/ppo/<run> (train_ppo's outputs: episodes.csv, updates.csv,
-checkpoint.pt), then plays --episodes episodes of each split with the trained policy
-(actions sampled from it, and greedy) and, once for all runs, with the random policy. The
-episodes of a split are the same for every policy: one pool of --eval-envs envs reset with
-seed EVAL_SEED, the first episodes of each env counted (its later resets draw their seeds
-from the first, so the rulesets and layouts repeat). Mean returns come with a 95 % bootstrap
-interval (10 000 resamples of the episodes). Results are merged into
+checkpoint.pt; the learning rate anneals to 0 over SETTINGS' total_timesteps, --minutes stops
+it earlier), then plays --episodes episodes of each split with the trained policy (actions
+sampled from it; with --greedy also its most likely actions) and, once for all runs, with the
+random policy. The episodes of a split are the same for every policy: one pool of --eval-envs
+envs reset with seed EVAL_SEED, the first episodes of each env counted (its later resets draw
+their seeds from the first, so the rulesets and layouts repeat). Mean returns come with a 95 %
+bootstrap interval (10 000 resamples of the episodes), and the policy's minus random's on the
+same episodes with one of the paired differences. --goals hold-near keeps the agent-hold and
+agent-near rulesets only (410 of 21,000). Results are merged into
 benchmarks/results/xland_ppo.json (runs by name) and .md; docs/img/xland_ppo.png shows every
 run's training return against agent steps and the evaluation's means with their intervals.
 """
@@ -82,7 +87,7 @@ SETTINGS = {
     "task": "xland", "num_agents": 1, "max_cycles": 243, "frameskip": 1, "obs_size": 48,
     "frame_stack": 1, "num_actions": NUM_ACTIONS, "num_envs": 8, "num_steps": 256,
     "num_minibatches": 4, "update_epochs": 4, "learning_rate": 3e-4, "gamma": 0.99,
-    "gae_lambda": 0.95, "ent_coef": 0.03, "reward_scale": 1.0, "total_timesteps": 10_000_000,
+    "gae_lambda": 0.95, "ent_coef": 0.03, "reward_scale": 1.0, "total_timesteps": 1_100_000,
 }
 
 
@@ -264,7 +269,9 @@ def plot(results: dict, path: Path) -> None:
 
 
 def markdown(results: dict) -> str:
-    lines = [f"# PPO on xland {BENCHMARK}", "", measure.machine_line(results), "",
+    lines = [f"# PPO on xland {BENCHMARK}", "",
+             measure.machine_line(results) + " (this file's last invocation; each training "
+             "run's own load is in its row below)", "",
              "| policy | observations | seed | training (agent steps, wall) | goals | split "
              "| episodes | mean return [95 % CI] | minus random, same episodes [95 % CI] "
              "| success | mean length |",
@@ -296,8 +303,8 @@ def markdown(results: dict) -> str:
     lines += ["", "Training runs:", "",
               "| run | observations | lr | ent_coef | agent steps | wall (min) | agent steps/s "
               "| return, first / last 500 episodes | success, first / last 500 "
-              "| entropy, first / last update |",
-              "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- | --- | --- |"]
+              "| entropy, first / last update | load average at its start |",
+              "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- | --- | --- | ---: |"]
     for name, run in results["runs"].items():
         t, s = run.get("training"), run.get("settings", {})
         if not t:
@@ -309,7 +316,8 @@ def markdown(results: dict) -> str:
                      f"| {t['return_first_500']:.3f} / {t['return_last_500']:.3f} "
                      f"| {100 * t['success_first_500']:.1f} % "
                      f"/ {100 * t['success_last_500']:.1f} % "
-                     f"| {t['entropy_first']:.2f} / {t['entropy_last']:.2f} |")
+                     f"| {t['entropy_first']:.2f} / {t['entropy_last']:.2f} "
+                     f"| {run.get('machine', {}).get('load_average', [float('nan')])[0]:.1f} |")
     return "\n".join(lines) + "\n"
 
 
@@ -321,12 +329,13 @@ def main() -> None:
                         help="train and evaluate on the rulesets of these goals only")
     parser.add_argument("--no-eval", action="store_true", help="record the training only")
     parser.add_argument("--minutes", type=float, default=40.0, help="training wall time")
-    parser.add_argument("--episodes", type=int, default=400,
+    parser.add_argument("--episodes", type=int, default=320,
                         help="evaluation episodes per split and policy")
     parser.add_argument("--eval-envs", type=int, default=8)
     parser.add_argument("--eval-only", action="store_true",
                         help="evaluate the run's checkpoint without training")
-    parser.add_argument("--no-greedy", action="store_true", help="evaluate sampled actions only")
+    parser.add_argument("--greedy", action="store_true",
+                        help="also evaluate the greedy policy (the most likely action)")
     parser.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE",
                         help="train_ppo settings other than SETTINGS' (e.g. learning_rate=1e-3)")
     parser.add_argument("--results", type=Path, default=RESULTS)
@@ -356,6 +365,7 @@ def main() -> None:
 
     if not args.eval_only:
         run["settings"] = settings
+        run["machine"] = measure.machine_with_load()  # at the start of its training
         summary = train(args.observations, args.seed, args.minutes, settings, args.goals)
         run["train_summary"] = {k: v for k, v in summary.items()
                                 if isinstance(v, (int, float, str))}
@@ -370,7 +380,7 @@ def main() -> None:
                                  goals=args.goals)
             print(json.dumps(random[split]), flush=True)
             save()
-        for policy in ("sampled",) + (() if args.no_greedy else ("greedy",)):
+        for policy in ("sampled",) + (("greedy",) if args.greedy else ()):
             s = play(split, policy, args.episodes, args.eval_envs, checkpoint, goals=args.goals)
             s["minus_random"] = paired_difference(s, random[split])
             run.setdefault("eval", {}).setdefault(split, {})[policy] = s
