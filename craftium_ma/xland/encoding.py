@@ -134,8 +134,6 @@ RULE_LAYOUT = {
     **{RuleId(i): ("a", "b", "product") for i in range(3, 8)},
     **{RuleId(i): ("a", "product", None) for i in range(8, 12)},
 }
-TILE_PAIR_GOALS = frozenset(g for g, layout in GOAL_LAYOUT.items() if layout == ("a", "b"))
-TILE_PAIR_RULES = frozenset(r for r, layout in RULE_LAYOUT.items() if "b" in layout)
 
 
 def _pairs(vector, layout) -> dict[str, tuple[int, int]]:
