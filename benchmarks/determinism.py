@@ -11,7 +11,8 @@ actions) beside the runs, loading the CPUs.
 
 Writes results/determinism[-pipelined][-pool][-load].json and .md: per task, the runs
 that differed and, for each, the first differing step and what differed there (the agents
-and pixels of their frames).
+and pixels of their frames). A run of some --tasks keeps the other tasks' rows of an
+earlier run of the same settings; each row says when it ran.
 Exits 1 when any run differed. See docs/environments.md#clean-episodes.
 """
 
@@ -95,12 +96,21 @@ def main() -> int:
     results = {"machine": measure.machine_with_load(), "date": time.strftime("%Y-%m-%d %H:%M"),
                "steps": args.steps, "repeats": args.repeats, "seed": args.seed,
                "pipelined": args.pipelined, "pool": args.pool, "load": args.load, "tasks": {}}
+    name = "determinism" + "-pipelined" * args.pipelined + "-pool" * args.pool + "-load" * args.load
+    earlier = args.out / f"{name}.json"
+    if earlier.exists():
+        before = json.loads(earlier.read_text())
+        settings = ("steps", "repeats", "seed", "pipelined", "pool", "load")
+        if all(before.get(k, False) == results[k] for k in settings):
+            results["tasks"] = {t: {"date": before["date"], **r}
+                                for t, r in before["tasks"].items()}
     for task in args.tasks:
         start = time.monotonic()
         with testing.another_engine_run() if args.load else contextlib.nullcontext():
             differed = (pool_runs if args.pool else fresh_and_used_runs)(
                 task, args.steps, args.repeats, args.seed, pipelined=args.pipelined)
-        results["tasks"][task] = {"agents": shipped_tasks()[task].max_agents,
+        results["tasks"][task] = {"date": results["date"],
+                                  "agents": shipped_tasks()[task].max_agents,
                                   "differed": differed,
                                   "seconds": round(time.monotonic() - start, 1)}
         print(f"{task}: {len(differed)} of {args.repeats} runs differed "
@@ -108,16 +118,16 @@ def main() -> int:
     mode = ", ".join(["pipelined" if args.pipelined else "strict"]
                      + ["a pool of 2 against single envs"] * args.pool
                      + ["beside another engine run"] * args.load)
-    name = "determinism" + "-pipelined" * args.pipelined + "-pool" * args.pool + "-load" * args.load
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / f"{name}.json").write_text(json.dumps(results, indent=2) + "\n")
     rows = [f"| {task} | {r['agents']} | {args.steps} | {len(r['differed'])} of "
-            f"{args.repeats} | {'; '.join(where(label, d) for label, d in r['differed'].items())} |"
-            for task, r in results["tasks"].items()]
+            f"{args.repeats} | {'; '.join(where(label, d) for label, d in r['differed'].items())} "
+            f"| {r['date']} |" for task, r in sorted(results["tasks"].items())]
     (args.out / f"{name}.md").write_text(
         f"# Determinism at full scale: seed {args.seed}, {args.steps} steps, {mode}"
         f"\n\n{measure.machine_line(results)}\n\n"
-        "| task | agents | steps | runs that differed | where |\n| --- | --- | --- | --- | --- |\n"
+        "| task | agents | steps | runs that differed | where | run |\n"
+        "| --- | --- | --- | --- | --- | --- |\n"
         + "\n".join(rows) + "\n")
     return 1 if any(r["differed"] for r in results["tasks"].values()) else 0
 

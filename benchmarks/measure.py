@@ -323,3 +323,49 @@ def machine_line(results: dict) -> str:
     m = results["machine"]
     return (f"Machine: {m['nproc']} cores (nproc), {m['cpu']}, load average "
             f"{m['load_average'][0]:.2f} at the start; {results['date']}.")
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process so far (/proc/PID/stat)."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def scenario_figures(name: str, steps: int) -> dict:
+    """A scenario's random focal players for `steps` steps: players' steps/s, the engine
+    processes' memory, and the CPU per step of a drawing (focal) and a frameless (bot)
+    client, against the same world with every client drawing (a plain env of the task)."""
+    from craftium_ma.evaluation import scenario_env
+    s = craftium_ma.scenario(name)
+    scenario = scenario_env(name, max_cycles=10**9)
+    plain = craftium_ma.parallel_env(s.task, num_agents=s.num_players, max_cycles=10**9,
+                                     task_options=s.task_options)
+    figures = {"scenario": name, "players": s.num_players, "focal": sum(s.is_focal)}
+    try:
+        for label, env, world in (("with_bots", scenario, scenario.world.env),
+                                  ("all_drawn", plain, plain)):
+            env.reset(seed=0)
+            act = RandomActions(env)
+            pids = world.engine_pids()
+            before = {a: cpu_seconds(p) for a, p in pids.items()}
+            start = time.perf_counter()
+            for _ in range(steps):
+                if not env.agents:
+                    env.reset()
+                env.step(act())
+            elapsed = time.perf_counter() - start
+            cpu = {a: (cpu_seconds(p) - before[a]) / steps for a, p in pids.items()}
+            drawn = [cpu[a] for a in world.drawn_agents]
+            frameless = [cpu[a] for a in world.possible_agents if a not in world.drawn_agents]
+            figures[label] = {
+                "player_steps_per_s": steps * s.num_players / elapsed,
+                "memory_mb": sum(rss_mb(p) for p in pids.values()),
+                "server_cpu_ms_per_step": 1000 * cpu["server"],
+                "drawing_client_cpu_ms_per_step": 1000 * statistics.mean(drawn),
+                "frameless_client_cpu_ms_per_step": (1000 * statistics.mean(frameless)
+                                                     if frameless else None)}
+    finally:
+        scenario.close()
+        plain.close()
+    return figures

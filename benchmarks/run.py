@@ -5,6 +5,8 @@
     .venv/bin/python benchmarks/run.py --only vector   # the vector_env pool alone (vector.*)
     .venv/bin/python benchmarks/run.py --only observations   # declared observations, no
                                                              # frames drawn (observations.*)
+    .venv/bin/python benchmarks/run.py --only scenarios   # 16 players, bots that draw
+                                                          # nothing (scenarios.*)
 
 Writes results.json, results.md and results.png to --out. See docs/benchmarks.md.
 """
@@ -143,6 +145,27 @@ def observations_markdown(o: dict) -> str:
                      f"{declared_p / rgb:.2f} |")
     return "\n".join(lines + ["", f"(agent-steps/s summed over agents, frameskip 1; the median "
                                 f"of {o['rounds']} interleaved rounds)"])
+
+
+def scenarios_markdown(r: dict) -> str:
+    f = r["scenarios"]
+    lines = [f"# Scenario {f['scenario']}: {f['players']} players, {f['focal']} focal, "
+             f"{r['steps']} random steps, {r['date']}, {r['machine']['cores']} cores\n",
+             "| world | players' steps/s | memory (MB, all processes) | server CPU ms/step "
+             "| drawing client CPU ms/step | frameless client CPU ms/step |",
+             "| --- | --- | --- | --- | --- | --- |"]
+    for label, what in (("with_bots", "the scenario (bots draw nothing)"),
+                        ("all_drawn", "the task, every client drawing")):
+        row = f[label]
+        frameless = row["frameless_client_cpu_ms_per_step"]
+        lines.append(f"| {what} | {row['player_steps_per_s']:.0f} | {row['memory_mb']:.0f} | "
+                     f"{row['server_cpu_ms_per_step']:.2f} | "
+                     f"{row['drawing_client_cpu_ms_per_step']:.2f} | "
+                     f"{'-' if frameless is None else f'{frameless:.2f}'} |")
+    drawing = f["with_bots"]["drawing_client_cpu_ms_per_step"]
+    frameless = f["with_bots"]["frameless_client_cpu_ms_per_step"]
+    return "\n".join(lines + ["", f"A frameless bot's client costs {frameless / drawing:.2f} of "
+                                 "a drawing client's CPU per step (target: at most a third)."])
 
 
 def run_vector(args, phases: Phases, results: dict | None = None) -> dict:
@@ -292,7 +315,10 @@ def main(argv=None):
                    "the task's first)")
     p.add_argument("--observation-rounds", type=int, default=3,
                    help="interleaved rounds of those measurements (each figure their median)")
-    p.add_argument("--only", choices=["vector", "observations"],
+    p.add_argument("--scenario", default="commons_harvest_2",
+                   help="the scenario of --only scenarios (default: 16 players, 4 focal)")
+    p.add_argument("--scenario-steps", type=int, default=600)
+    p.add_argument("--only", choices=["vector", "observations", "scenarios"],
                    help="measure only this part; writes <part>.json and <part>.md to --out")
     p.add_argument("--quick", action="store_true", help="short windows, to check the harness")
     p.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "results")
@@ -328,6 +354,17 @@ def main(argv=None):
         (args.out / "observations.md").write_text(md)
         print(md)
         print(f"[bench] wrote {args.out}/observations.json, observations.md")
+        return results
+    if args.only == "scenarios":
+        steps = 50 if args.quick else args.scenario_steps
+        results = {"machine": measure.machine(), "python": platform.python_version(),
+                   "date": time.strftime("%Y-%m-%d %H:%M"), "quick": args.quick, "steps": steps,
+                   "scenarios": measure.scenario_figures(args.scenario, steps)}
+        md = scenarios_markdown(results)
+        (args.out / "scenarios.json").write_text(json.dumps(results, indent=1))
+        (args.out / "scenarios.md").write_text(md)
+        print(md)
+        print(f"[bench] wrote {args.out}/scenarios.json, scenarios.md")
         return results
     results = run(args)
     (args.out / "results.json").write_text(json.dumps(results, indent=1))

@@ -7,12 +7,14 @@ from .infos import decode_text
 from .make import env, env_class, parallel_env, raw_env
 from .protocol import EngineError
 from .runner import Runner, Snapshot
+from .evaluation import Scenario, evaluate, scenario, scenario_env, scenarios
 from .tasks import TaskError, tasks
 from .vector import CraftiumVectorEnv, vector_env
 
 __all__ = ["CraftiumParallelEnv", "CraftiumVectorEnv", "EngineError", "EngineNotBuiltError",
-           "Event", "EventBus", "Runner", "Snapshot", "TaskError", "decode_text", "env",
-           "env_class", "parallel_env", "raw_env", "replay", "tasks", "vector_env"]
+           "Event", "EventBus", "Runner", "Scenario", "Snapshot", "TaskError", "decode_text",
+           "env", "env_class", "evaluate", "parallel_env", "raw_env", "replay", "scenario",
+           "scenario_env", "scenarios", "tasks", "vector_env"]
 __version__ = "0.1.0"
 
 

@@ -6,6 +6,9 @@
     craftium-ma list           the shipped tasks: agents, kind, one line of description
     craftium-ma new-task NAME  write a working task folder to edit
     craftium-ma serve TASK     run a task with a policy and watch it live in a web page
+    craftium-ma evaluate POLICY (--scenario NAME ... | --task TASK) --episodes N
+                               score a policy in scenarios (focal per-capita return) or a task
+    craftium-ma scenarios      the shipped scenarios: task, players, focal, tags
     craftium-ma join --address A --port P --name N --password-file F [-- ENGINE_ARGS]
                                join an env's world as a human, in a window of our engine
 """
@@ -13,6 +16,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import signal
 import subprocess
@@ -105,6 +109,44 @@ def serve(args) -> int:
     return 0 if reason in ("max_steps", "episodes", "stopped") else 1
 
 
+def evaluate(args) -> int:
+    from .evaluation import evaluate as run_evaluation
+    env_kwargs = {"task_options": json.loads(args.task_options)} if args.task_options else {}
+    if args.observations:
+        env_kwargs["observations"] = args.observations.split(",")
+    try:
+        results = run_evaluation(args.policy, args.scenario, task=args.task,
+                                 episodes=args.episodes, seed=args.seed, records=args.out,
+                                 **env_kwargs)
+    except (ValueError, TypeError, EngineNotBuiltError) as e:
+        return _fail(str(e))
+    for result in results:
+        if args.json:
+            print(json.dumps(result))
+        elif "scenario" in result:
+            low, high = result["focal_per_capita_return_ci95"]
+            print(f"{result['scenario']}: focal per-capita return "
+                  f"{result['focal_per_capita_return']:.3f} [{low:.3f}, {high:.3f}] over "
+                  f"{result['episodes']} episodes (background "
+                  f"{result['background_per_capita_return']:.3f}; config "
+                  f"{result['config_hash'][:12]})")
+        else:
+            low, high = result["mean_return_ci95"]
+            print(f"{result['task']}: mean return {result['mean_return']:.3f} "
+                  f"[{low:.3f}, {high:.3f}] over {result['episodes']} episodes")
+    return 0
+
+
+def list_scenarios(args) -> int:
+    from .evaluation import scenario, scenarios
+    for name in scenarios():
+        s = scenario(name)
+        tags = ", ".join(sorted(s.tags))
+        print(f"{name:20} {s.task:17} {len(s.focal_slots):2} of {s.num_players:2} focal  "
+              f"[{tags}]  {s.description}")
+    return 0
+
+
 def join(args) -> int:
     """Start our engine as an ordinary windowed client of an env's server."""
     engine_args = args.engine_args[1:] if args.engine_args[:1] == ["--"] else args.engine_args
@@ -153,6 +195,27 @@ def parser() -> argparse.ArgumentParser:
     view.add_argument("--record", metavar="PATH",
                       help="write every step's views to this .mp4 or .gif (the record extra)")
     view.set_defaults(run=serve)
+    scoring = commands.add_parser(
+        "evaluate", help="score a policy in scenarios or a task",
+        description="Play a policy as the focal population of scenarios (focal per-capita "
+                    "return, 95%% interval) or as every agent of a task (mean return).")
+    scoring.add_argument("policy", help="random, scripted, a bot's name, or a checkpoint.pt "
+                                        "of examples/train_ppo.py")
+    where = scoring.add_mutually_exclusive_group(required=True)
+    where.add_argument("--scenario", action="append", metavar="NAME",
+                       help="a scenario (repeat for more; see `scenarios`)")
+    where.add_argument("--task", help="a shipped task, played by the policy alone")
+    scoring.add_argument("--episodes", type=int, default=10)
+    scoring.add_argument("--seed", type=int, default=0, help="episode k has seed SEED + k")
+    scoring.add_argument("--json", action="store_true", help="one JSON line per result")
+    scoring.add_argument("--out", metavar="FILE", help="write one JSON line per episode here")
+    scoring.add_argument("--task-options", help="with --task: a JSON object of task options")
+    scoring.add_argument("--observations", help="with --task: observation names, comma-"
+                                                "separated (a checkpoint brings its own)")
+    scoring.set_defaults(run=evaluate)
+    commands.add_parser(
+        "scenarios", help="the shipped scenarios"
+    ).set_defaults(run=list_scenarios)
     joining = commands.add_parser(
         "join", help="join an env's world as a human (see env.human_login)",
         description="Start the engine as a windowed client logged in as one of an env's "

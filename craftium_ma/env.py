@@ -52,7 +52,8 @@ class CraftiumParallelEnv(ParallelEnv):
                  render_mode: str | None = None, action_space: str = "discrete",
                  task_options: dict | None = None, frame_dtime: float = 0.05,
                  timeout: float = 60.0, pipelined: bool = False, humans=None,
-                 bind_address: str = "127.0.0.1", cpus=None, observations="rgb"):
+                 bind_address: str = "127.0.0.1", cpus=None, observations="rgb",
+                 frameless_agents=()):
         if task is not None and task_dir is not None:
             raise ValueError(f"give a task id or task_dir=, not both (got {task!r} and "
                              f"task_dir={str(task_dir)!r})")
@@ -111,8 +112,19 @@ class CraftiumParallelEnv(ParallelEnv):
         obs_space = observing.observation_space(self.observation_names, frames, t.observations,
                                                 as_dict=not isinstance(observations, str))
         self._observation_spaces = {a: obs_space for a in self.possible_agents}
-        # clients draw frames only where someone looks at them: observations or render()
-        self.draws_frames = observing.RGB in self.observation_names or render_mode is not None
+        # clients draw frames only where someone looks at them: observations or render(),
+        # but not those of frameless_agents (bots that act on other observations)
+        frameless = list(frameless_agents)
+        unknown = [a for a in frameless if a not in self.possible_agents]
+        if unknown:
+            raise ValueError(f"frameless_agents: unknown agents {unknown}; agents are "
+                             f"{self.possible_agents}")
+        looked_at = observing.RGB in self.observation_names or render_mode is not None
+        #: the agents whose clients draw a frame at every step (the others' "rgb" stays
+        #: the frame their reset drew; frameless agents' is black)
+        self.drawn_agents = [a for a in self.possible_agents
+                             if looked_at and a not in frameless]
+        self.frameless_agents = tuple(frameless)
         self._dict_observations = not isinstance(observations, str)
         self._action_spaces = {a: self._make_action_space() for a in self.possible_agents}
         size = t.state_size(n)
@@ -173,7 +185,7 @@ class CraftiumParallelEnv(ParallelEnv):
         self._schema = self.info_schema()
         if self._session is None:
             self._session = LockstepSession(self.launch_config(), self.frameskip, self.pipelined,
-                                            chat_outbox=self._news.outbox, drawn=self.draws_frames)
+                                            chat_outbox=self._news.outbox, drawn=self.drawn_agents)
             # The first reset of new engine processes is a warm-up: it waits for the task
             # area to load and does not show (its episode can differ from later ones in a
             # few pixels), so that every episode is one of a used env (docs/environments.md)
@@ -500,7 +512,8 @@ class CraftiumParallelEnv(ParallelEnv):
                              "craftium_ma_observe": ",".join(
                                  n for n in self.observation_names if n != observing.RGB)},
             client_settings=self.task.client_settings, world_template=self.task.world_template,
-            humans=list(self.humans), bind_address=self.bind_address, cpus=self.cpus)
+            humans=list(self.humans), bind_address=self.bind_address, cpus=self.cpus,
+            frameless_agents=self.frameless_agents)
 
     def engine_pids(self) -> dict[str, int]:
         """Process ids of the running Luanti server ("server") and each agent's

@@ -46,6 +46,8 @@ class LaunchConfig:
     timeout: float = 60.0
     server_settings: dict[str, str] = field(default_factory=dict)
     client_settings: dict[str, str] = field(default_factory=dict)
+    # agents whose clients never draw nor mesh (bots that need no pixels; patch 0024)
+    frameless_agents: tuple[str, ...] = ()
     world_template: Path | None = None
     gameid: str = "minetest"
     humans: list[str] = field(default_factory=list)  # players who may join with a password
@@ -215,6 +217,8 @@ class EngineProcesses:
             "craftium_ma_humans": ",".join(f"{h}:{passwords[h]}" for h in cfg.humans),
             # not a task's to choose: who can reach the server can try the logins
             "bind_address": cfg.bind_address,
+            # every agent and human gets in (Luanti's default is 15 players)
+            "max_users": str(len(cfg.agents) + len(cfg.humans)),
             "craftium_ma_timeout_ms": str(int(cfg.timeout * 1000)),
         }
         if lockstep:
@@ -248,6 +252,7 @@ class EngineProcesses:
                     "craftium_ma_frame_dtime": str(cfg.frame_dtime),
                     "craftium_ma_turn_degrees": str(cfg.turn_degrees),
                     "craftium_ma_timeout_ms": str(int(cfg.timeout * 1000)),
+                    "craftium_ma_frameless": str(agent in cfg.frameless_agents).lower(),
                 })
             conf = self.dir / f"{agent}.conf"
             conf.write_text(_conf(settings))

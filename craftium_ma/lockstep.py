@@ -4,9 +4,9 @@ A step sends every agent its action first, then the server its tick, then
 gathers: the clients run their frames concurrently and the server's tick waits
 for every client's barrier marker. Each client draws its frame after the
 server finished the tick, or, pipelined, while the server runs it: then what
-the tick changed shows in the next step's frame. A session whose frames nobody
-looks at (the env observes only what the task declares) has its steps drawn
-not at all. See docs/engine.md.
+the tick changed shows in the next step's frame. A client whose frames nobody
+looks at (its agent observes only what the task declares, or is a bot that needs
+no pixels) draws none of its steps. See docs/engine.md.
 
 A call that fails (an engine process died or stopped answering, a Lua error,
 an interrupt) leaves the session broken: its sockets and processes are in an
@@ -60,12 +60,13 @@ class LockstepSession:
     """A started server plus agent clients, stepped together."""
 
     def __init__(self, config: LaunchConfig, frameskip: int = 1, pipelined: bool = False,
-                 chat_outbox: deque | None = None, drawn: bool = True):
+                 chat_outbox: deque | None = None, drawn=None):
         self.config = config
         self.frameskip = frameskip
         self.pipelined = pipelined
-        # False: nobody looks at the steps' frames (a reset's last ones are still drawn)
-        self.drawn = drawn
+        # the agents whose steps' frames someone looks at (None: every agent's); the
+        # others' clients draw only a reset's last frame
+        self.drawn = frozenset(config.agents if drawn is None else drawn)
         self.step_count = 0
         # chat for the server to say in-game at the next tick ({"from", "text"}; another
         # thread may add to it), and the "world" part of each tick's result until taken
@@ -238,12 +239,11 @@ class LockstepSession:
         pipelined = self.pipelined and frames > 0
         if pipelined:
             flags |= protocol.PIPELINED
-        if not self.drawn and frames > 0:
-            flags |= protocol.NOT_DRAWN
         self.step_count += 1
         for agent, a in actions.items():
+            undrawn = protocol.NOT_DRAWN if agent not in self.drawn and frames > 0 else 0
             self._agents[agent].send(protocol.encode_request(
-                protocol.ACT, self.step_count, a.keys, frames, a.dx, a.dy, flags))
+                protocol.ACT, self.step_count, a.keys, frames, a.dx, a.dy, flags | undrawn))
         chat = [self.chat_outbox.popleft() for _ in range(len(self.chat_outbox))]
         self._control.send(protocol.encode_control(
             "tick", step=self.step_count, agents=list(actions),

@@ -1,8 +1,10 @@
 """The observations a task declares beside the frames, and how an env selects them.
 
 A task's manifest declares each agent's extra observations in `[observations]` (name =
-{ dtype, shape, low, high }); its Lua fills them with craftium_ma.register_observation
-(mods/craftium_ma/observations.lua). `parallel_env(task, observations=...)` takes "rgb"
+{ dtype, shape, low, high, privileged }); its Lua fills them with
+craftium_ma.register_observation (mods/craftium_ma/observations.lua). A privileged one
+(what a player could not see, for scripted bots and training) is refused to the focal
+players of a scenario (craftium_ma.evaluation). `parallel_env(task, observations=...)` takes "rgb"
 (the frames, the default), a declared name, or a list of names: a name gives that
 observation's Box, a list a Dict of them (docs/environments.md#observations).
 """
@@ -30,6 +32,7 @@ class ObservationSpec:
     shape: tuple[int, ...] = ()
     low: float | None = None  # None: the dtype's least (-inf for floats)
     high: float | None = None  # None: the dtype's most (inf for floats)
+    privileged: bool = False  # beyond what the player could see: bots and training only
 
     def space(self) -> spaces.Box:
         if self.dtype == "bool":
@@ -68,7 +71,7 @@ class ObservationSpec:
 
 def parse_observations(table, where: str) -> dict[str, ObservationSpec]:
     """A manifest's [observations] table: name = { dtype = "...", shape = [...], low = ...,
-    high = ... } (shape, low and high optional)."""
+    high = ..., privileged = true } (all but dtype optional)."""
     if not isinstance(table, dict):
         raise ValueError(f"{where}: [observations] must be a table of names")
     declared = {}
@@ -81,10 +84,13 @@ def parse_observations(table, where: str) -> dict[str, ObservationSpec]:
                              f"{spec!r} (a top-level key must come before [observations])")
         if spec.get("dtype") not in DTYPES:
             raise ValueError(f"{what} needs dtype = one of {', '.join(DTYPES)}")
-        unknown = sorted(set(spec) - {"dtype", "shape", "low", "high"})
+        unknown = sorted(set(spec) - {"dtype", "shape", "low", "high", "privileged"})
         if unknown:
             raise ValueError(f"{what}: unknown fields {unknown}; it takes dtype, shape, low, "
-                             "high")
+                             "high, privileged")
+        privileged = spec.get("privileged", False)
+        if type(privileged) is not bool:
+            raise ValueError(f"{what}: privileged must be true or false, got {privileged!r}")
         shape = spec.get("shape", [])
         if not isinstance(shape, list) or not all(type(d) is int and d > 0 for d in shape):
             raise ValueError(f"{what}: shape must be a list of positive ints, got {shape!r}")
@@ -93,7 +99,7 @@ def parse_observations(table, where: str) -> dict[str, ObservationSpec]:
             raise ValueError(f"{what}: a bool observation takes no low or high")
         if any(b is not None and (type(b) not in (int, float) or math.isnan(b)) for b in bounds):
             raise ValueError(f"{what}: low and high must be numbers, got {bounds}")
-        declared[name] = ObservationSpec(spec["dtype"], tuple(shape), *bounds)
+        declared[name] = ObservationSpec(spec["dtype"], tuple(shape), *bounds, privileged)
         low, high = declared[name].bounds
         if low > high:
             raise ValueError(f"{what}: low {low} is above high {high}")

@@ -14,6 +14,7 @@ Rows are agents: row e * num_agents + i is agent i of env e.
 
 from __future__ import annotations
 
+import functools
 import os
 import time
 import warnings
@@ -49,7 +50,7 @@ class CraftiumVectorEnv(gymnasium.vector.VectorEnv):
 
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
 
-    def __init__(self, task: str, num_envs: int, *, batch_size: int | None = None,
+    def __init__(self, task, num_envs: int, *, batch_size: int | None = None,
                  seed=None, cpu_affinity=True, **env_kwargs):
         num_envs = positive_int("num_envs (environments in the pool)", num_envs)
         batch_size = num_envs if batch_size is None else batch_size
@@ -60,7 +61,10 @@ class CraftiumVectorEnv(gymnasium.vector.VectorEnv):
             raise ValueError("the pool pins its envs itself: give it cpu_affinity= (True, False "
                              "or the CPUs to share out), not cpus=")
         cpus = cpus_per_env(cpu_affinity, num_envs)
-        self.envs: list[SplitStepEnv] = [parallel_env(task, cpus=cpus[e], **env_kwargs)
+        # a task's id, or a scenario (craftium_ma.Scenario), which makes its own envs
+        make = task.make_env if hasattr(task, "make_env") else functools.partial(parallel_env,
+                                                                                  task)
+        self.envs: list[SplitStepEnv] = [make(cpus=cpus[e], **env_kwargs)
                                          for e in range(num_envs)]
         self.batch_size = int(batch_size)
         self._first_seeds = seeds_per_env(seed, num_envs, "seed")
@@ -493,10 +497,11 @@ def _array_of(values) -> np.ndarray:
     return array
 
 
-def vector_env(task: str, num_envs: int, *, batch_size: int | None = None, seed=None,
+def vector_env(task, num_envs: int, *, batch_size: int | None = None, seed=None,
                cpu_affinity=True, **env_kwargs) -> CraftiumVectorEnv:
-    """`num_envs` envs of `task` in one pool, as a gymnasium.vector.VectorEnv whose rows
-    are agents (row e * num_agents + i is agent i of env e). `seed`: an int (env e gets
+    """`num_envs` envs of `task` (a task's id, or a craftium_ma.Scenario: its focal players)
+    in one pool, as a gymnasium.vector.VectorEnv whose rows are agents (row
+    e * num_agents + i is agent i of env e). `seed`: an int (env e gets
     seed + e) or one per env; `cpu_affinity`: pin each env's engine processes to its share
     of the CPUs (True: those this process may use; or a list of CPUs; False: no pinning);
     `env_kwargs` are parallel_env's. See docs/vector.md."""

@@ -131,7 +131,7 @@ VIEWER_POLICY = """
 import json, sys
 import numpy as np
 import craftium_ma
-from craftium_ma.viewer.policies import checkpoint_policy
+from craftium_ma.policies import checkpoint_policy
 policy, options = checkpoint_policy(sys.argv[1], "small_room", seed=0)
 frame = np.zeros((32, 32, 3), np.uint8)
 print(json.dumps({"package": craftium_ma.__file__, "options": options,

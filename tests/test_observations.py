@@ -54,6 +54,7 @@ def test_a_manifest_declares_observations_in_order_with_their_dtype_shape_and_ra
     ('hp = { dtype = "int32", low = 5, high = 1 }', "low 5 is above high 1"),
     ('hp = { dtype = "int32", low = "a" }', "low and high must be numbers"),
     ('hp = { dtype = "bool", high = 1 }', "a bool observation takes no low or high"),
+    ('hp = { dtype = "uint8", privileged = 1 }', "privileged must be true or false, got 1"),
 ])
 def test_a_wrong_declaration_is_a_task_error_naming_the_manifest_and_the_name(tmp_path, line,
                                                                               error):
@@ -74,9 +75,13 @@ def test_rgb_is_the_default_a_name_gives_its_box_and_a_list_a_dict():
 
 
 def test_frames_are_drawn_where_an_observation_or_render_needs_them():
-    assert make().draws_frames and make(["rgb", "count"]).draws_frames
-    assert not make("count").draws_frames and not make(["count", "flags"]).draws_frames
-    assert make("count", render_mode="rgb_array").draws_frames
+    every = make().possible_agents
+    assert make().drawn_agents == every and make(["rgb", "count"]).drawn_agents == every
+    assert make("count").drawn_agents == [] and make(["count", "flags"]).drawn_agents == []
+    assert make("count", render_mode="rgb_array").drawn_agents == every
+    assert make(frameless_agents=["agent_0"]).drawn_agents == every[1:]
+    with pytest.raises(ValueError, match=r"frameless_agents: unknown agents \['bot'\]"):
+        make(frameless_agents=["bot"])
 
 
 def test_an_unknown_name_is_a_value_error_naming_the_declared_ones():

@@ -315,7 +315,7 @@ def test_a_checkpoint_policy_stacks_each_agents_frames_as_training_did(tmp_path)
     import torch
 
     from craftium_ma.models import ActorCritic
-    from craftium_ma.viewer.policies import checkpoint_policy
+    from craftium_ma.policies import checkpoint_policy
     args = {"task": "small_room", "num_agents": 2, "max_cycles": 100, "frameskip": 4,
             "obs_size": 48, "grayscale": False, "frame_stack": 2}
     path = tmp_path / "checkpoint.pt"
@@ -333,11 +333,11 @@ def test_a_checkpoint_policy_stacks_each_agents_frames_as_training_did(tmp_path)
     actions = [policy("agent_0", f, {}) for f in frames]
     assert all(a in range(4) for a in actions)
     # SuperSuit's frame_stack_v1: the newest frame last on the channel axis
-    np.testing.assert_array_equal(policy._stacks["agent_0"].stacks[0],
+    np.testing.assert_array_equal(policy._inputs["agent_0"].frames.stacks[0],
                                   np.concatenate(frames[1:], -1))
     policy.on_event(craftium_ma.Event("episode_ended"))
     policy("agent_0", frames[0], {})
-    np.testing.assert_array_equal(policy._stacks["agent_0"].stacks[0],
+    np.testing.assert_array_equal(policy._inputs["agent_0"].frames.stacks[0],
                                   np.concatenate([np.zeros_like(frames[0]), frames[0]], -1))
     again, _ = checkpoint_policy(str(path), "small_room", seed=0)
     assert [again("agent_0", f, {}) for f in frames] == actions  # seeded: reproducible

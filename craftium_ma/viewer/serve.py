@@ -6,11 +6,11 @@ import secrets
 import socket
 import threading
 
-import numpy as np
 import uvicorn
 
 from ..events import EventLog
 from ..make import parallel_env
+from ..policies import RandomPolicy
 from ..record import record_run
 from ..runner import Runner
 from ..tasks import load_task
@@ -19,24 +19,18 @@ from .app import create_app
 START_TIMEOUT_S = 180.0  # the first reset starts the engine processes
 
 
-def random_policy(env, seed: int | None):
-    """Uniformly random actions, from a generator of its own (reproducible with a seed)."""
-    rng = np.random.default_rng(seed)
-    return lambda agent, observation, info: int(rng.integers(env.action_space(agent).n))
-
-
 def env_and_policy(task: str | None, policy: str = "random", humans: int = 0,
                    num_agents: int | None = None, obs_size: int | None = None,
                    seed: int | None = None, task_dir: str | None = None):
     """(the env, the policy) that serve() runs; the env starts nothing yet."""
     env_kwargs = {"num_agents": num_agents, "obs_size": obs_size}
     if policy != "random":
-        from .policies import checkpoint_policy
+        from ..policies import checkpoint_policy
         task_id = task if task_dir is None else load_task(task_dir).id
         act, env_kwargs = checkpoint_policy(policy, task_id, seed)
     env_kwargs.update(humans=humans or None, task_dir=task_dir)
     env = parallel_env(task, **{k: v for k, v in env_kwargs.items() if v is not None})
-    return env, (random_policy(env, seed) if policy == "random" else act)
+    return env, (RandomPolicy(env, seed) if policy == "random" else act)
 
 
 def serve(task: str | None, policy: str = "random", tick_rate: float | None = 20.0,

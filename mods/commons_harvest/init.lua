@@ -134,12 +134,27 @@ end
 craftium_ma.register_state(apples_left_per_patch, craftium_ma.agent_state({"x", "z"}))
 craftium_ma.register_observation("apples",
 	function(player) return harvest[player:get_player_name()] end)
+local apple_map = nil  -- the apple_map observation, until an apple is taken or grows
+craftium_ma.register_observation("apple_map", function()
+	if not apple_map then
+		apple_map = {}
+		for i = 1, 16 * 16 do
+			apple_map[i] = 0
+		end
+		for i, spot in ipairs(spots) do
+			if apple[i] then
+				apple_map[spot.pos.z * 16 + spot.pos.x + 1] = 1
+			end
+		end
+	end
+	return apple_map
+end)
 
 craftium_ma.register_on_reset(function(seed, options)
 	local rng = craftium_ma.rng()
 	core.set_timeofday(0.5)
 	spots, index_of, apple, harvest = {}, {}, {}, {}
-	taken, taken_steps, ended = 0, 0, false
+	taken, taken_steps, ended, apple_map = 0, 0, false, nil
 	local places = options.layout == "test" and test_layout() or default_layout(rng)
 	link_neighbours()
 	for i, spot in ipairs(spots) do
@@ -160,6 +175,7 @@ core.register_on_dignode(function(pos, oldnode, digger)
 	end
 	local name = digger:get_player_name()
 	apple[i] = false
+	apple_map = nil
 	harvest[name] = harvest[name] + 1
 	-- digs arrive during the server's tick, before the bridge counts the step
 	taken, taken_steps = taken + 1, taken_steps + craftium_ma.step_count() + 1
@@ -181,6 +197,7 @@ local function regrow(rate)
 	end
 	for _, i in ipairs(grow) do
 		apple[i] = true
+		apple_map = nil
 		core.set_node(spots[i].pos, {name = APPLE})
 	end
 end

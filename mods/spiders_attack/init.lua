@@ -164,6 +164,16 @@ end)
 
 craftium_ma.register_state(function() return {spiders_alive(), round} end,
 	craftium_ma.agent_state({"x", "z", "hp"}))
+craftium_ma.register_observation("nearest_spider", function(player)
+	local here, nearest, distance = player:get_pos(), nil, math.huge
+	for _, obj in ipairs(spiders) do
+		local pos = obj:get_pos()
+		if pos and obj:get_hp() > 0 and vector.distance(here, pos) < distance then
+			nearest, distance = pos, vector.distance(here, pos)
+		end
+	end
+	return nearest and {nearest.x, nearest.z, 1} or {0, 0, 0}
+end)
 
 craftium_ma.register_on_reset(function(seed, options)
 	local rng = craftium_ma.rng()

@@ -1,0 +1,109 @@
+"""Policies in the Runner's convention, `(agent, observation, info) -> action`: uniformly
+random ones, and a checkpoint of examples/train_ppo.py (the `train` extra), which builds
+each agent's input as training did (its frame stack, its declared observations). The
+viewer's `serve --policy`, `craftium_ma.evaluate` and the scenarios' saved-policy bots
+use them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+
+class RandomPolicy:
+    """Uniformly random actions of each agent's action space, from a generator of `seed`."""
+
+    def __init__(self, env, seed: int | None = None):
+        self._env = env
+        self._rng = np.random.default_rng(seed)
+
+    def __call__(self, agent: str, observation, info: dict):
+        space = self._env.action_space(agent)
+        return int(self._rng.integers(space.n)) if hasattr(space, "n") else space.sample()
+
+
+class CheckpointPolicy:
+    """Samples a checkpoint's actions from each agent's input, built as in its training
+    (frames stacked, declared observations beside them); `reset()` starts every agent
+    afresh, as a new episode does in training."""
+
+    def __init__(self, path: str | Path, seed: int | None = None):
+        from .models import env_observations, load_checkpoint, observation_names
+        import torch
+        self._torch = torch
+        self.path = Path(path)
+        if not self.path.is_file():
+            raise ValueError(f"{str(path)!r} is not a checkpoint file (of examples/train_ppo.py)")
+        self.model, self.checkpoint = load_checkpoint(self.path)
+        self.args = self.checkpoint["args"]
+        self.task = self.args["task"]
+        #: the observations the model sees, as parallel_env's observations= takes them
+        self.observation_names = observation_names(self.checkpoint)
+        self.observations = env_observations(self.observation_names)
+        self.generator = torch.Generator()
+        if seed is not None:
+            self.generator.manual_seed(seed)
+        self._inputs = {}
+
+    def check_fits(self, observation_space, action_space, who: str) -> None:
+        """A ValueError naming what differs where `who`'s spaces are not those the checkpoint
+        was trained on."""
+        from .models import ModelInput
+        try:
+            shape = ModelInput.for_checkpoint(self.checkpoint, observation_space).shape
+        except (KeyError, TypeError, AttributeError, ValueError) as e:
+            raise ValueError(f"checkpoint {self.path} does not fit {who}'s observation space "
+                             f"{observation_space}: {e!r}") from None
+        trained = self.checkpoint["obs_shape"]
+        trained = ({k: tuple(v) for k, v in trained.items()} if isinstance(trained, dict)
+                   else tuple(trained))
+        if shape != trained or getattr(action_space, "n", None) != self.checkpoint["n_actions"]:
+            raise ValueError(f"checkpoint {self.path} (task {self.task!r}) takes observations of "
+                             f"shape {trained} and {self.checkpoint['n_actions']} actions; "
+                             f"{who} has {shape} and {action_space}")
+
+    def reset(self) -> None:
+        self._inputs.clear()
+
+    def __call__(self, agent: str, observation, info: dict) -> int:
+        from .models import ModelInput
+        torch = self._torch
+        if agent not in self._inputs:
+            space = _space_of(observation)
+            self._inputs[agent] = ModelInput.for_checkpoint(self.checkpoint, space)
+        rows = ({k: np.asarray(v)[None] for k, v in observation.items()}
+                if isinstance(observation, dict) else np.asarray(observation)[None])
+        model_input = self._inputs[agent].push(rows)
+        batch = ({k: torch.from_numpy(v) for k, v in model_input.items()}
+                 if isinstance(model_input, dict) else torch.from_numpy(model_input))
+        with torch.no_grad():
+            logits = self.model.logits(batch)
+        return int(torch.multinomial(torch.softmax(logits, -1), 1,
+                                     generator=self.generator).item())
+
+    def on_event(self, event):
+        """The Runner's events: a new episode starts from empty frame stacks."""
+        if event.type in ("episode_ended", "run_started"):
+            self.reset()
+
+
+def _space_of(observation):
+    """The shapes ModelInput needs, from one observation (an array or a dict of them)."""
+    from gymnasium import spaces
+    if isinstance(observation, dict):
+        return spaces.Dict({k: _space_of(v) for k, v in observation.items()})
+    array = np.asarray(observation)
+    return spaces.Box(0, 255, array.shape, array.dtype)
+
+
+def checkpoint_policy(path: str, task: str, seed: int | None = None):
+    """(the policy, the env options of its training) for a checkpoint.pt trained on `task`."""
+    from .models import env_options
+    if not Path(path).is_file():
+        raise ValueError(f"--policy {path!r} is neither 'random' nor a checkpoint file")
+    policy = CheckpointPolicy(path, seed)
+    if policy.task != task:
+        raise ValueError(f"checkpoint {path} was trained on task {policy.task!r}, not {task!r}")
+    return policy, env_options(policy.checkpoint)
