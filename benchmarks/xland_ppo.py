@@ -24,8 +24,9 @@ their seeds from the first, so the rulesets and layouts repeat). Mean returns co
 bootstrap interval (10 000 resamples of the episodes), and the policy's minus random's on the
 same episodes with one of the paired differences. --goals hold-near keeps the agent-hold and
 agent-near rulesets only (410 of 21,000). Results are merged into
-benchmarks/results/xland_ppo.json (runs by name) and .md; docs/img/xland_ppo.png shows every
-run's training return against agent steps and the evaluation's means with their intervals.
+benchmarks/results/xland_ppo.json (runs by name, each with its training curve) and .md;
+docs/img/xland_ppo.png shows the training return of every run whose curve the results keep
+against agent steps, and the evaluation's means with their intervals.
 """
 
 from __future__ import annotations
@@ -218,16 +219,23 @@ def training_stats(name: str) -> dict:
             "entropy_last": float(updates["entropy"][-1])}
 
 
+def curve(name: str, window: int = 500, points: int = 200) -> dict:
+    """The run's training return (the mean of the last `window` episodes) at up to `points`
+    agent steps, kept in the results so that the figure does not need out/."""
+    episodes = train_ppo.read_episodes(ROOT / "out" / "ppo" / name / "episodes.csv")
+    steps = np.asarray(episodes["global_step"][window - 1:])
+    means = train_ppo.rolling_mean(episodes["return_team"], window)[window - 1:]
+    keep = np.unique(np.linspace(0, len(steps) - 1, points).astype(int))
+    return {"steps": steps[keep].tolist(), "return": [round(float(v), 5) for v in means[keep]]}
+
+
 def plot(results: dict, path: Path) -> None:
     fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.2), gridspec_kw={"width_ratios": [3, 2]})
-    for i, (name, run) in enumerate(results["runs"].items()):
-        episodes = train_ppo.read_episodes(ROOT / "out" / "ppo" / name / "episodes.csv")
-        if not episodes:
+    for i, run in enumerate(results["runs"].values()):
+        if "curve" not in run:  # a run trained before curves were kept in the results
             continue
-        steps, returns = episodes["global_step"], episodes["return_team"]
-        w = 500  # episodes: the curve starts where its window is full
         note = f", {run['label']}" if run.get("label") else ""
-        left.plot(steps[w - 1:], train_ppo.rolling_mean(returns, w)[w - 1:], color=f"C{i}",
+        left.plot(run["curve"]["steps"], run["curve"]["return"], color=f"C{i}",
                   label=f"{run['observations']}, seed {run['seed']}{note}")
     for key, ls in (("random", "--"), ("random_hold-near", ":")):
         if "train" in results.get(key, {}):
@@ -370,6 +378,7 @@ def main() -> None:
         run["train_summary"] = {k: v for k, v in summary.items()
                                 if isinstance(v, (int, float, str))}
     run["training"] = training_stats(name)
+    run.setdefault("curve", curve(name))
     save()
     checkpoint = ROOT / "out" / "ppo" / name / "checkpoint.pt"
     random = results.setdefault(random_key(args.goals), {})
