@@ -171,21 +171,15 @@ class ScenarioEnv(ParallelEnv):
         self._see(observations, infos)
         live = self.agents
         self.agents = [a for a in live if a in self._env.agents]
-        return ({a: self._focal(observations[a]) for a in live}, {a: rewards[a] for a in live},
-                {a: terminations[a] for a in live}, {a: truncations[a] for a in live},
-                {a: self._info(infos[a]) for a in live})
+        return self._focal_result(live, observations, rewards, terminations, truncations, infos)
 
     @property
     def fault(self) -> str | None:
         return self._env.fault
 
     def fault_result(self) -> StepResult:
-        live = self.agents
-        observations, rewards, terminations, truncations, infos = self._env.fault_result()
-        self.agents = []
-        return ({a: self._focal(observations[a]) for a in live}, {a: rewards[a] for a in live},
-                {a: terminations[a] for a in live}, {a: truncations[a] for a in live},
-                {a: self._info(infos[a]) for a in live})
+        live, self.agents = self.agents, []
+        return self._focal_result(live, *self._env.fault_result())
 
     @property
     def last_frames(self) -> dict[str, np.ndarray]:
@@ -226,6 +220,13 @@ class ScenarioEnv(ParallelEnv):
         """The live bots' actions at this step."""
         live = [a for a in self._played if a in self._env.agents]
         return {a: self._bots[a].act(a, self._world.observations[a], self._world) for a in live}
+
+    def _focal_result(self, live: list[str], observations, rewards, terminations, truncations,
+                      infos) -> StepResult:
+        """A step's result of the whole world, cut to the focal players in `live`."""
+        return ({a: self._focal(observations[a]) for a in live}, {a: rewards[a] for a in live},
+                {a: terminations[a] for a in live}, {a: truncations[a] for a in live},
+                {a: self._info(infos[a]) for a in live})
 
     def _focal(self, observation: dict):
         """A focal player's observation: what it selected of the world env's dict."""

@@ -261,11 +261,14 @@ class FlagPlayer(Striker):
         self.style = style
         self.act_ = actions_of("capture_the_flag")
         self.resting = 0
+        self.field = None  # (length, width), read at the first step
 
     def act(self, agent: str, observation: dict, world: World) -> int:
         act, info = self.act_, world.infos[agent]
-        options = {**find_task("capture_the_flag").options, **world.env.task_options}
-        length, width = int(options["length"]), int(options["width"])
+        if self.field is None:  # the task's options do not change within an episode
+            options = {**find_task("capture_the_flag").options, **world.env.task_options}
+            self.field = int(options["length"]), int(options["width"])
+        length, width = self.field
         mid_x = width // 2 + 1
         team = int(info["team"])  # 0 red (z < length / 2), 1 blue
         bases = [(mid_x, 2.0), (mid_x, length - 1.0)]

@@ -67,16 +67,17 @@ def evaluate(policy, scenarios=None, *, task: str | None = None, episodes: int =
 def play_episodes(kind: str, what, policy, seeds: list[int], env_kwargs: dict) -> list[dict]:
     """The records of the episodes of `seeds` in `what` (a task's id or a Scenario)."""
     env, act = _env_and_policy(kind, what, policy, seeds[0], env_kwargs)
+    config_hash = env.scenario.config_hash() if kind == "scenario" else None
     played = []
     try:
         for s in seeds:
-            played.append(_episode(env, act, s, kind))
+            played.append(_episode(env, act, s, kind, config_hash))
     finally:
         env.close()
     return played
 
 
-def _episode(env, act, seed: int, kind: str) -> dict:
+def _episode(env, act, seed: int, kind: str, config_hash: str | None) -> dict:
     if hasattr(act, "reset"):
         act.reset()
     observations, infos = env.reset(seed=seed)
@@ -94,7 +95,7 @@ def _episode(env, act, seed: int, kind: str) -> dict:
     record = {"scenario": env.scenario.name, "seed": seed, "steps": steps}
     focal = [env.returns[a] for a in env.possible_agents]
     background = [r for a, r in env.returns.items() if a not in env.possible_agents]
-    return {**record, "config_hash": env.scenario.config_hash(), "bots": env.bots_drawn,
+    return {**record, "config_hash": config_hash, "bots": env.bots_drawn,
             "returns": env.returns, "focal_per_capita_return": float(np.mean(focal)),
             "background_per_capita_return": float(np.mean(background))}
 
