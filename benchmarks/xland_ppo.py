@@ -4,10 +4,10 @@ rulesets, evaluated on those and on the held-out 20 % against a uniform random p
 The task is xland_v1 (XLand-MiniGrid's step) with one agent in its default layout, R1-9x9
 (one 9 x 9 room, 243 steps). The policy sees what --observations names, by default
 XLand-MiniGrid's egocentric 5 x 5 symbolic view, the goal vector and the agent's direction
-(XLandPool adds it, as XLand-MiniGrid's DirectionObservationWrapper; craftium_ma.models'
-encoders), or the RGB frames instead of the view ("rgb,goal,direction"). It acts with
-XLand-MiniGrid's six actions (0-5, no no-op); the random policy draws uniformly from the same
-six.
+(the task declares it, as XLand-MiniGrid's DirectionObservationWrapper adds it;
+craftium_ma.models' encoders), or the RGB frames instead of the view ("rgb,goal,direction").
+It acts with XLand-MiniGrid's six actions (0-5, no no-op); the random policy draws uniformly
+from the same six.
 
     .venv/bin/python benchmarks/xland_ppo.py --minutes 40 --seed 1
     .venv/bin/python benchmarks/xland_ppo.py --minutes 40 --seed 2          # adds a run
@@ -38,7 +38,6 @@ import sys
 import time
 from pathlib import Path
 
-import gymnasium
 import matplotlib
 import numpy as np
 import torch
@@ -92,20 +91,6 @@ SETTINGS = {
 }
 
 
-class XLandPool(train_ppo.TrainingVecEnv):
-    """train_ppo's pool; observations may include "direction", each agent's direction (0 up
-    .. 3 left) as XLand-MiniGrid's DirectionObservationWrapper adds it, read from the env's
-    grid_state() after the step and the same-step resets."""
-
-    added_observations = {"direction": gymnasium.spaces.Box(0, 3, (1,), np.uint8)}
-
-    def observe(self, obs):
-        if "direction" in self.input.names:
-            obs["direction"] = np.array([env.grid_state()["directions"] for env in self.pool.envs],
-                                        np.uint8).reshape(-1, 1)
-        return obs
-
-
 def run_name(observations: str, seed: int, goals: str = "all") -> str:
     suffix = "" if goals == "all" else f"_{goals}"
     return f"xland_trivial_{observations.replace(',', '_')}_s{seed}{suffix}"
@@ -121,7 +106,8 @@ def train(observations: str, seed: int, minutes: float, settings: dict,
              "--out-dir", str(ROOT / "out" / "ppo" / name), "--max-wall-time", str(60 * minutes),
              "--save-interval", "20", "--quiet"]
     args = train_ppo.parse_args(argv)
-    train_ppo.make_vec_env = lambda a: XLandPool(a, task_options={"benchmark": benchmark})
+    train_ppo.make_vec_env = lambda a: train_ppo.TrainingVecEnv(
+        a, task_options={"benchmark": benchmark})
     return train_ppo.train(args)
 
 
@@ -144,7 +130,7 @@ def play(split: str, policy: str, episodes: int, num_envs: int, checkpoint: Path
     lengths = [[] for _ in range(num_envs)]
     goal_ids = [[] for _ in range(num_envs)]  # each episode's goal id
     bench = splits(goals)[split]
-    vec = XLandPool(args, task_options={"benchmark": bench})
+    vec = train_ppo.TrainingVecEnv(args, task_options={"benchmark": bench})
     start = time.time()
     steps = 0
     try:

@@ -36,7 +36,6 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-import gymnasium
 import numpy as np
 import torch
 from torch import nn
@@ -156,35 +155,21 @@ class TrainingVecEnv:
     reward 0 until the copy's episode ends. Observations are arrays, or dicts of arrays
     (`obs_shape` says which)."""
 
-    #: observations that a subclass's observe() adds to the env's: {name: gymnasium Box}
-    added_observations: dict = {}
-
     def __init__(self, args: Args, **env_kwargs):
         names = observation_names(args.observations)
-        from_env = [n for n in names if n not in self.added_observations]
-        observations = list(from_env) if self.added_observations else env_observations(from_env)
-        self.pool = craftium_ma.vector_env(args.task, args.num_envs, num_agents=args.num_agents,
-                                           max_cycles=args.max_cycles, obs_size=args.obs_size,
-                                           frameskip=args.frameskip, observations=observations,
-                                           **env_kwargs)
+        self.pool = craftium_ma.vector_env(
+            args.task, args.num_envs, num_agents=args.num_agents, max_cycles=args.max_cycles,
+            obs_size=args.obs_size, frameskip=args.frameskip,
+            observations=env_observations(names), **env_kwargs)
         self.num_agents, self.num_envs = args.num_agents, self.pool.num_envs
-        space = self.pool.single_observation_space
-        if self.added_observations:
-            space = gymnasium.spaces.Dict({**space.spaces, **{
-                n: self.added_observations[n] for n in names if n in self.added_observations}})
-        self.input = ModelInput(names, space, args.grayscale, args.frame_stack,
-                                rows=self.num_envs)
+        self.input = ModelInput(names, self.pool.single_observation_space, args.grayscale,
+                                args.frame_stack, rows=self.num_envs)
         self.obs_shape = self.input.shape  # ActorCritic's obs_shape
         self.action_space = self.pool.single_action_space
 
-    def observe(self, obs):
-        """The pool's observations as the policy sees them, before grey and stacking (a
-        subclass may add to them)."""
-        return obs
-
     def reset(self, seed=None):
         obs, infos = self.pool.reset(seed=seed)
-        return self.input.push(self.observe(obs), np.ones(self.num_envs, bool)), infos
+        return self.input.push(obs, np.ones(self.num_envs, bool)), infos
 
     def step(self, actions):
         obs, rewards, terms, truncs, infos = self.pool.step(actions)
@@ -194,7 +179,7 @@ class TrainingVecEnv:
             reset_obs, _ = self.pool.reset(options={"reset_mask": ended})
             for array, new in zip(leaves(obs), leaves(reset_obs)):
                 array[fresh] = new[fresh]
-        return self.input.push(self.observe(obs), fresh), rewards, terms, truncs, infos
+        return self.input.push(obs, fresh), rewards, terms, truncs, infos
 
     def close(self):
         self.pool.close()

@@ -599,6 +599,10 @@ craftium_ma.register_observation("goal", function(player)
 	return goals[i]
 end)
 
+craftium_ma.register_observation("direction", function(player)
+	return {agent_of(player).dir}
+end)
+
 craftium_ma.register_observation("rules", function()
 	local out = {}
 	for row = 1, RULE_ROWS do
