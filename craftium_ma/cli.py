@@ -204,7 +204,8 @@ def parser() -> argparse.ArgumentParser:
     where = scoring.add_mutually_exclusive_group(required=True)
     where.add_argument("--scenario", action="append", metavar="NAME",
                        help="a scenario (repeat for more; see `scenarios`)")
-    where.add_argument("--task", help="a shipped task, played by the policy alone")
+    where.add_argument("--task", help="a shipped task, played by the policy alone (a checkpoint "
+                                      "plays in the env of its training)")
     scoring.add_argument("--episodes", type=int, default=10)
     scoring.add_argument("--seed", type=int, default=0, help="episode k has seed SEED + k")
     scoring.add_argument("--json", action="store_true", help="one JSON line per result")

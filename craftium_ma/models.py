@@ -12,6 +12,7 @@ view and `goal` vector have encoders here (ModelInput builds the input). Needs t
 
 from __future__ import annotations
 
+import json
 import math
 import os
 from pathlib import Path
@@ -250,8 +251,12 @@ def load_checkpoint(path, map_location="cpu"):
 
 def env_options(ckpt: dict) -> dict:
     """The env options of a checkpoint's training (num_agents, max_cycles, obs_size,
-    frameskip), for craftium_ma.parallel_env(ckpt["args"]["task"], **options)."""
-    return {k: ckpt["args"][k] for k in ENV_KEYS}
+    frameskip, and task_options where it set any), for
+    craftium_ma.parallel_env(ckpt["args"]["task"], **options)."""
+    options = {k: ckpt["args"][k] for k in ENV_KEYS}
+    if ckpt["args"].get("task_options"):
+        options["task_options"] = json.loads(ckpt["args"]["task_options"])
+    return options
 
 
 def observation_names(ckpt_or_option) -> list[str]:

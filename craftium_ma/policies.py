@@ -98,11 +98,11 @@ def _space_of(observation):
     return spaces.Box(0, 255, array.shape, array.dtype)
 
 
-def checkpoint_policy(path: str, task: str, seed: int | None = None):
+def checkpoint_policy(path: str | Path, task: str, seed: int | None = None):
     """(the policy, the env options of its training) for a checkpoint.pt trained on `task`."""
     from .models import env_options
     if not Path(path).is_file():
-        raise ValueError(f"--policy {path!r} is neither 'random' nor a checkpoint file")
+        raise ValueError(f"{str(path)!r} is neither 'random' nor a checkpoint file")
     policy = CheckpointPolicy(path, seed)
     if policy.task != task:
         raise ValueError(f"checkpoint {path} was trained on task {policy.task!r}, not {task!r}")

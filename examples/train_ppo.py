@@ -29,6 +29,7 @@ import csv
 import dataclasses
 import inspect
 import itertools
+import json
 import os
 import sys
 import textwrap
@@ -55,6 +56,8 @@ class Args:
     observations: str = "rgb"
     """what the policy sees, comma-separated: rgb (the frames) and/or the task's declared
     observations that ActorCritic encodes (xland: symbolic, goal), e.g. symbolic,goal"""
+    task_options: str = ""
+    """the task's options as a JSON object, e.g. '{"size": 5}' (empty: the task's defaults)"""
     num_agents: int = 2
     max_cycles: int = 100
     """steps until every agent is truncated"""
@@ -107,8 +110,8 @@ class Args:
 
 
 # settings that fix the observation and the network; a resumed run keeps the checkpoint's
-MODEL_KEYS = ("task", "observations", "num_agents", "max_cycles", "frameskip", "obs_size",
-              "grayscale", "frame_stack")
+MODEL_KEYS = ("task", "task_options", "observations", "num_agents", "max_cycles", "frameskip",
+              "obs_size", "grayscale", "frame_stack")
 
 
 def field_docs(cls) -> dict[str, str]:
@@ -157,6 +160,8 @@ class TrainingVecEnv:
 
     def __init__(self, args: Args, **env_kwargs):
         names = observation_names(args.observations)
+        if args.task_options:
+            env_kwargs = {"task_options": json.loads(args.task_options)} | env_kwargs
         self.pool = craftium_ma.vector_env(
             args.task, args.num_envs, num_agents=args.num_agents, max_cycles=args.max_cycles,
             obs_size=args.obs_size, frameskip=args.frameskip,

@@ -107,6 +107,8 @@ def test_unknown_scenarios_privileged_observations_and_fixed_options_are_clear_e
         scenario_env("commons_harvest_0", observations=["rgb", "apple_map"])
     with pytest.raises(ValueError, match="scenario 'duel_0' fixes num_agents, task_options"):
         scenario_env("duel_0", num_agents=2, task_options={})
+    with pytest.raises(ValueError, match="scenario 'duel_0' fixes frameskip"):
+        scenario_env("duel_0", frameskip=4)
     with pytest.raises(ValueError, match=r"focal_bots: scenario 'duel_0' has no role \['red'\]"):
         ScenarioEnv("duel_0", focal_bots={"red": "duel.evasive"})
 

@@ -24,9 +24,10 @@ from . import population as botlib
 from .catalogue import scenario as find_scenario
 from .scenario import HELD_OUT, Scenario
 
-#: env options a scenario fixes itself
+#: env options a scenario fixes itself (the frameskip too: the bots act every step, so it
+#: sets their pace, and the reference scores hold for the default, 1)
 FIXED = ("task", "task_dir", "num_agents", "task_options", "action_space", "frameless_agents",
-         "humans")
+         "humans", "frameskip")
 
 
 class ScenarioEnv(ParallelEnv):

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from ..make import parallel_env
-from ..policies import CheckpointPolicy, RandomPolicy
+from ..policies import CheckpointPolicy, RandomPolicy, checkpoint_policy
 from . import population as botlib
 from .catalogue import scenario as find_scenario
 from .env import ScenarioEnv
@@ -132,7 +132,11 @@ def _env_and_policy(kind: str, what, policy, seed: int, env_kwargs: dict):
     env_kwargs = dict(env_kwargs)
     given = env_kwargs.pop("observations", None)
     if kind == "task":
-        observations = given or _observations_of(policy)
+        observations = given or "rgb"
+        if _is_checkpoint(policy):  # in the env of its training, unless told otherwise
+            policy, options = checkpoint_policy(policy, what, seed)
+            env_kwargs = options | env_kwargs
+            observations = given or policy.observations
         env = parallel_env(what, observations=observations, **env_kwargs)
         act = _callable(policy, env, seed, "the task's agents")
         _check_fits(act, env, env.possible_agents)

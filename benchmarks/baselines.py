@@ -1,0 +1,232 @@
+"""Baselines: a config's algorithm trained on its task, one run per seed within a fixed budget
+of agent steps; each seed's policy and a uniformly random one scored on the same evaluation
+episodes; the row recorded in baselines/results.json (and its table, results.md) and the best
+seed's policy shipped.
+
+    .venv/bin/python benchmarks/baselines.py baselines/configs/ppo_commons_harvest.toml
+    .venv/bin/python benchmarks/baselines.py CONFIG --seeds 2 3     # more seeds of a row
+    .venv/bin/python benchmarks/baselines.py CONFIG --eval-only     # score the trained seeds again
+
+A config (TOML, committed; docs/baselines.md) names the task, the algorithm ("ppo":
+examples/train_ppo.py, CleanRL's single file), the seeds, the budget (agent steps), the
+evaluation (episodes, first seed) and the trainer's options under [train]. Each seed trains
+into out/baselines/<config>/seed<k>/ (the trainer's episodes.csv, updates.csv and
+checkpoint.pt), then plays the evaluation's episodes with `craftium_ma.evaluate(checkpoint,
+task=...)`, in the env of its training, actions sampled; the random policy plays the same
+seeds in the same env. The row keeps, per seed, the evaluation's mean return per agent and
+the training curve (the mean return per agent of the episodes that ended in each 5 % of the
+budget); its return_mean is the mean over seeds, return_ci95 a two-level bootstrap interval
+(seeds resampled, then each seed's episodes), as rliable's stratified bootstrap. The best
+seed's model (without its optimizer state) goes to baselines/<config>.pt, which
+`craftium-ma evaluate baselines/<config>.pt --task TASK --episodes N --json` plays.
+docs/img/baselines.png shows every row's curve, the mean over seeds with a 95 % bootstrap
+interval.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import datetime
+import json
+import subprocess
+import sys
+import tempfile
+import tomllib
+from pathlib import Path
+
+import matplotlib
+import numpy as np
+import torch
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "benchmarks"))
+import measure  # noqa: E402
+
+from craftium_ma import evaluate  # noqa: E402
+from craftium_ma.models import env_options  # noqa: E402
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+BASELINES = ROOT / "baselines"  # results.json and the shipped policies
+FIGURE = ROOT / "docs" / "img" / "baselines.png"
+TRAINERS = {"ppo": ROOT / "examples" / "train_ppo.py"}
+CURVE_BINS = 20
+RESAMPLES = 10_000
+
+
+def load_config(path: Path) -> dict:
+    config = tomllib.loads(path.read_text())
+    missing = [k for k in ("task", "algorithm", "seeds", "budget_agent_steps", "eval_episodes",
+                           "eval_seed", "train") if k not in config]
+    if missing:
+        raise ValueError(f"{path}: the config lacks {', '.join(missing)}")
+    if config["algorithm"] not in TRAINERS:
+        raise ValueError(f"{path}: unknown algorithm {config['algorithm']!r}; "
+                         f"known: {sorted(TRAINERS)}")
+    where = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
+    return config | {"name": path.stem, "path": str(where)}
+
+
+def run_dir(config: dict, seed: int) -> Path:
+    return ROOT / "out" / "baselines" / config["name"] / f"seed{seed}"
+
+
+def train(config: dict, seed: int) -> float:
+    """One seed's training (a process of its own); its wall time in seconds."""
+    argv = [sys.executable, str(TRAINERS[config["algorithm"]]), "--task", config["task"],
+            "--seed", str(seed), "--total-timesteps", str(config["budget_agent_steps"]),
+            "--run-name", f"{config['name']}_seed{seed}", "--out-dir", str(run_dir(config, seed)),
+            "--quiet"]
+    for key, value in config["train"].items():
+        value = json.dumps(value) if isinstance(value, dict) else value
+        argv += [f"--{key.replace('_', '-')}", str(value)]
+    subprocess.run(argv, check=True)
+    checkpoint = torch.load(run_dir(config, seed) / "checkpoint.pt", weights_only=False)
+    return float(checkpoint["wall_time"])
+
+
+def episode_returns(policy, config: dict, **env_kwargs) -> list[float]:
+    """The mean return per agent of each evaluation episode of `policy`."""
+    with tempfile.TemporaryDirectory() as tmp:
+        records = Path(tmp) / "episodes.jsonl"
+        evaluate(policy, task=config["task"], episodes=config["eval_episodes"],
+                 seed=config["eval_seed"], records=records, **env_kwargs)
+        lines = records.read_text().splitlines()
+    return [float(np.mean(list(json.loads(line)["returns"].values()))) for line in lines]
+
+
+def curve(config: dict, seed: int) -> list[float | None]:
+    """The training's mean return per agent of the episodes that ended in each bin."""
+    edges = np.linspace(0, config["budget_agent_steps"], CURVE_BINS + 1)
+    with open(run_dir(config, seed) / "episodes.csv") as f:
+        rows = list(csv.DictReader(f))
+    agents = config["train"]["num_agents"]
+    steps = np.array([float(r["global_step"]) for r in rows])
+    returns = np.array([float(r["return_team"]) / agents for r in rows])
+    which = np.clip(np.digitize(steps, edges) - 1, 0, CURVE_BINS - 1)
+    return [float(returns[which == b].mean()) if (which == b).any() else None
+            for b in range(CURVE_BINS)]
+
+
+def two_level_ci(per_seed: list[list[float]], rng) -> list[float]:
+    """95 % interval of the mean over seeds: seeds resampled, then each one's episodes."""
+    means = np.empty(RESAMPLES)
+    for k in range(RESAMPLES):
+        seeds = rng.integers(len(per_seed), size=len(per_seed))
+        means[k] = np.mean([rng.choice(per_seed[s], len(per_seed[s])).mean() for s in seeds])
+    return [round(float(np.percentile(means, 2.5)), 4), round(float(np.percentile(means, 97.5)), 4)]
+
+
+def ship(config: dict, seed: int, out: Path) -> str:
+    """The seed's model without its optimizer state, as <out>/<config>.pt."""
+    checkpoint = torch.load(run_dir(config, seed) / "checkpoint.pt", weights_only=False)
+    checkpoint.pop("optimizer", None)
+    path = out / f"{config['name']}.pt"
+    torch.save(checkpoint, path)
+    return str(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path)
+
+
+def score(config: dict, wall_times: dict[int, float], out: Path) -> dict:
+    """The config's row from its trained seeds."""
+    seeds = sorted(wall_times)
+    per_seed = {s: episode_returns(run_dir(config, s) / "checkpoint.pt", config) for s in seeds}
+    checkpoint = torch.load(run_dir(config, seeds[0]) / "checkpoint.pt", weights_only=False)
+    random = episode_returns("random", config, **env_options(checkpoint))
+    best = max(seeds, key=lambda s: np.mean(per_seed[s]))
+    rng = np.random.default_rng(0)
+    return {
+        "name": config["name"], "config": config["path"], "task": config["task"],
+        "algorithm": config["algorithm"], "seeds": seeds,
+        "budget_agent_steps": config["budget_agent_steps"],
+        "wall_time_s": round(float(np.mean([wall_times[s] for s in seeds])), 1),
+        "wall_time_s_per_seed": {str(s): round(wall_times[s], 1) for s in seeds},
+        "machine": measure.machine(), "date": datetime.date.today().isoformat(),
+        "eval_episodes": config["eval_episodes"], "eval_seed": config["eval_seed"],
+        "return_mean": round(float(np.mean([np.mean(per_seed[s]) for s in seeds])), 4),
+        "return_ci95": two_level_ci([per_seed[s] for s in seeds], rng),
+        "return_per_seed": {str(s): round(float(np.mean(per_seed[s])), 4) for s in seeds},
+        "random_return_mean": round(float(np.mean(random)), 4),
+        "random_return_ci95": two_level_ci([random], rng),
+        "checkpoint": ship(config, best, out), "checkpoint_seed": best,
+        "evaluate_args": ["--seed", str(config["eval_seed"])],
+        "curve": {"agent_steps": [round(x) for x in np.linspace(
+            0, config["budget_agent_steps"], CURVE_BINS + 1)[1:]],
+            "per_seed": {str(s): curve(config, s) for s in seeds}},
+    }
+
+
+def table(rows: list[dict]) -> str:
+    """results.md: one line per row."""
+    lines = ["| task | algorithm | seeds | agent steps | wall time per seed (min) | return per "
+             "agent (95 % interval) | per seed | random | shipped policy |",
+             "| --- | --- | --- | ---: | ---: | --- | --- | ---: | --- |"]
+    for r in rows:
+        low, high = r["return_ci95"]
+        per_seed = ", ".join(f"{v:.2f}" for v in r["return_per_seed"].values())
+        lines.append(f"| {r['task']} | {r['algorithm']} | {len(r['seeds'])} | "
+                     f"{r['budget_agent_steps']:,} | {r['wall_time_s'] / 60:.1f} | "
+                     f"**{r['return_mean']:.2f}** [{low:.2f}, {high:.2f}] | {per_seed} | "
+                     f"{r['random_return_mean']:.2f} | `{r['checkpoint']}` |")
+    return "\n".join(lines) + "\n"
+
+
+def plot(rows: list[dict], figure: Path) -> None:
+    fig, axes = plt.subplots(1, len(rows), figsize=(4.5 * len(rows), 3.4), squeeze=False)
+    rng = np.random.default_rng(0)
+    for ax, row in zip(axes[0], rows):
+        x = np.array(row["curve"]["agent_steps"]) / 1000
+        runs = np.array([[np.nan if v is None else v for v in c]
+                         for c in row["curve"]["per_seed"].values()])
+        mean = np.nanmean(runs, axis=0)
+        picks = rng.integers(len(runs), size=(RESAMPLES, len(runs)))
+        boot = np.nanmean(runs[picks], axis=1)
+        ax.fill_between(x, np.nanpercentile(boot, 2.5, axis=0),
+                        np.nanpercentile(boot, 97.5, axis=0), alpha=0.3,
+                        label="95 % interval over seeds")
+        ax.plot(x, mean, label=f"{row['algorithm'].upper()}, {len(runs)} seeds")
+        ax.axhline(row["random_return_mean"], color="grey", ls="--", label="random")
+        ax.set_title(f"{row['task']} ({row['name']})", fontsize=9)
+        ax.set_xlabel("agent steps (thousands)")
+        ax.set_ylabel("return per agent")
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(figure, dpi=110)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("config", type=Path)
+    parser.add_argument("--seeds", type=int, nargs="+", help="default: the config's")
+    parser.add_argument("--eval-only", action="store_true")
+    parser.add_argument("--out", type=Path, default=BASELINES, help="where results.json and "
+                        "the shipped policies go (default: %(default)s)")
+    parser.add_argument("--figure", type=Path, default=FIGURE, help="default: %(default)s")
+    args = parser.parse_args()
+    config = load_config(args.config.resolve())
+    results = args.out / "results.json"
+    rows = json.loads(results.read_text()) if results.exists() else []
+    earlier = next((r for r in rows if r["name"] == config["name"]), None)
+    wall_times = ({int(s): t for s, t in earlier["wall_time_s_per_seed"].items()}
+                  if earlier else {})
+    for seed in args.seeds or config["seeds"]:
+        if args.eval_only:
+            checkpoint = torch.load(run_dir(config, seed) / "checkpoint.pt", weights_only=False)
+            wall_times[seed] = float(checkpoint["wall_time"])
+        else:
+            wall_times[seed] = train(config, seed)
+    wall_times = {s: t for s, t in wall_times.items()
+                  if (run_dir(config, s) / "checkpoint.pt").exists()}
+    row = score(config, wall_times, args.out)
+    rows = [r for r in rows if r["name"] != config["name"]] + [row]
+    results.write_text(json.dumps(rows, indent=1) + "\n")
+    (args.out / "results.md").write_text(table(rows))
+    plot(rows, args.figure)
+    print(json.dumps({k: row[k] for k in ("name", "return_mean", "return_ci95",
+                                          "random_return_mean", "checkpoint")}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
