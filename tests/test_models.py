@@ -79,6 +79,8 @@ def test_loading_a_file_that_is_no_checkpoint_names_what_it_lacks(tmp_path):
 def test_env_options_are_the_checkpoints_training_settings():
     assert env_options({"args": ARGS}) == {"num_agents": 2, "max_cycles": 30, "obs_size": 32,
                                           "frameskip": 4}
+    with_options = env_options({"args": ARGS | {"task_options": '{"size": 5}'}})
+    assert with_options["task_options"] == {"size": 5}
 
 
 @pytest.mark.parametrize("grayscale", [False, True])
