@@ -1,11 +1,12 @@
 """Baselines: a config's algorithm trained on its task, one run per seed within a fixed budget
 of agent steps; each seed's policy and a uniformly random one scored on the same evaluation
 episodes; the row recorded in baselines/results.json (and its table, results.md) and the best
-seed's policy shipped.
+seed's policy shipped, then scored as the focal population of its task's scenarios.
 
     .venv/bin/python benchmarks/baselines.py baselines/configs/ppo_commons_harvest.toml
     .venv/bin/python benchmarks/baselines.py CONFIG --seeds 2 3     # more seeds of a row
     .venv/bin/python benchmarks/baselines.py CONFIG --eval-only     # score the trained seeds again
+    .venv/bin/python benchmarks/baselines.py CONFIG --scenarios-only  # its scenarios again
 
 A config (TOML, committed; docs/baselines.md) names the task, the algorithm ("ppo":
 examples/train_ppo.py, CleanRL's single file), the seeds, the budget (agent steps), the
@@ -18,7 +19,11 @@ the training curve (the mean return per agent of the episodes that ended in each
 budget); its return_mean is the mean over seeds, return_ci95 a two-level bootstrap interval
 (seeds resampled, then each seed's episodes), as rliable's stratified bootstrap. The best
 seed's model (without its optimizer state) goes to baselines/<config>.pt, which
-`craftium-ma evaluate baselines/<config>.pt --task TASK --episodes N --json` plays.
+`craftium-ma evaluate baselines/<config>.pt --task TASK --episodes N --json` plays. It then
+plays the focal slots of its task's scenarios (docs/scenarios.md) on the episodes of their
+reference scores, at its own frame size and the scenarios' frameskip (1), and the row keeps
+each focal per-capita return beside the random and scripted references and the task's
+normalised score (--scenarios-only does this part alone).
 docs/img/baselines.png shows every row's curve, the mean over seeds with a 95 % bootstrap
 interval.
 """
@@ -43,7 +48,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
 import measure  # noqa: E402
 
-from craftium_ma import evaluate  # noqa: E402
+from craftium_ma import evaluate, scenario, scenarios  # noqa: E402
+from craftium_ma.evaluation import normalised, reference_scores  # noqa: E402
 from craftium_ma.models import env_options  # noqa: E402
 
 matplotlib.use("Agg")
@@ -54,6 +60,7 @@ FIGURE = ROOT / "docs" / "img" / "baselines.png"
 TRAINERS = {"ppo": ROOT / "examples" / "train_ppo.py"}
 CURVE_BINS = 20
 RESAMPLES = 10_000
+REFERENCE_SEED = 1000  # the first episode seed of the scenarios' reference scores
 
 
 def load_config(path: Path) -> dict:
@@ -157,18 +164,38 @@ def score(config: dict, wall_times: dict[int, float], out: Path) -> dict:
     }
 
 
+def scenario_scores(row: dict) -> dict | None:
+    """The shipped policy as the focal population of its task's scenarios, on the episodes
+    of their reference scores: each focal per-capita return with its interval beside the
+    random and scripted references, and the task's normalised score (random 0, scripted 1)."""
+    names = [n for n in scenarios() if scenario(n).task == row["task"]]
+    if not names:
+        return None
+    references = reference_scores()
+    results = evaluate(ROOT / row["checkpoint"], scenarios=names, seed=REFERENCE_SEED,
+                       episodes=references[names[0]]["episodes"])
+    return {"normalised": round(normalised(results)[row["task"]], 4), "per_scenario": {
+        r["scenario"]: {"focal_per_capita_return": round(r["focal_per_capita_return"], 4),
+                        "ci95": [round(x, 4) for x in r["focal_per_capita_return_ci95"]],
+                        "random": references[r["scenario"]]["random"],
+                        "scripted": references[r["scenario"]]["scripted"]}
+        for r in results}}
+
+
 def table(rows: list[dict]) -> str:
     """results.md: one line per row."""
     lines = ["| task | algorithm | seeds | agent steps | wall time per seed (min) | return per "
-             "agent (95 % interval) | per seed | random | shipped policy |",
-             "| --- | --- | --- | ---: | ---: | --- | --- | ---: | --- |"]
+             "agent (95 % interval) | per seed | random | in the scenarios (normalised) | "
+             "shipped policy |",
+             "| --- | --- | --- | ---: | ---: | --- | --- | ---: | ---: | --- |"]
     for r in rows:
         low, high = r["return_ci95"]
         per_seed = ", ".join(f"{v:.2f}" for v in r["return_per_seed"].values())
+        in_scenarios = f"{r['scenarios']['normalised']:.2f}" if r.get("scenarios") else "-"
         lines.append(f"| {r['task']} | {r['algorithm']} | {len(r['seeds'])} | "
                      f"{r['budget_agent_steps']:,} | {r['wall_time_s'] / 60:.1f} | "
                      f"**{r['return_mean']:.2f}** [{low:.2f}, {high:.2f}] | {per_seed} | "
-                     f"{r['random_return_mean']:.2f} | `{r['checkpoint']}` |")
+                     f"{r['random_return_mean']:.2f} | {in_scenarios} | `{r['checkpoint']}` |")
     return "\n".join(lines) + "\n"
 
 
@@ -199,27 +226,38 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("config", type=Path)
     parser.add_argument("--seeds", type=int, nargs="+", help="default: the config's")
-    parser.add_argument("--eval-only", action="store_true")
+    parser.add_argument("--eval-only", action="store_true", help="score the trained seeds again")
+    parser.add_argument("--scenarios-only", action="store_true",
+                        help="only score the row's shipped policy in its task's scenarios again")
     parser.add_argument("--out", type=Path, default=BASELINES, help="where results.json and "
                         "the shipped policies go (default: %(default)s)")
     parser.add_argument("--figure", type=Path, default=FIGURE, help="default: %(default)s")
     args = parser.parse_args()
     config = load_config(args.config.resolve())
     results = args.out / "results.json"
-    rows = json.loads(results.read_text()) if results.exists() else []
-    earlier = next((r for r in rows if r["name"] == config["name"]), None)
+
+    def read_rows() -> list[dict]:
+        return json.loads(results.read_text()) if results.exists() else []
+    earlier = next((r for r in read_rows() if r["name"] == config["name"]), None)
     wall_times = ({int(s): t for s, t in earlier["wall_time_s_per_seed"].items()}
                   if earlier else {})
-    for seed in args.seeds or config["seeds"]:
-        if args.eval_only:
-            checkpoint = torch.load(run_dir(config, seed) / "checkpoint.pt", weights_only=False)
-            wall_times[seed] = float(checkpoint["wall_time"])
-        else:
-            wall_times[seed] = train(config, seed)
-    wall_times = {s: t for s, t in wall_times.items()
-                  if (run_dir(config, s) / "checkpoint.pt").exists()}
-    row = score(config, wall_times, args.out)
-    rows = [r for r in rows if r["name"] != config["name"]] + [row]
+    if args.scenarios_only:
+        if earlier is None:
+            raise SystemExit(f"{results} has no row {config['name']!r} yet")
+        row = earlier
+    else:
+        for seed in args.seeds or config["seeds"]:
+            if args.eval_only:
+                checkpoint = torch.load(run_dir(config, seed) / "checkpoint.pt",
+                                        weights_only=False)
+                wall_times[seed] = float(checkpoint["wall_time"])
+            else:
+                wall_times[seed] = train(config, seed)
+        wall_times = {s: t for s, t in wall_times.items()
+                      if (run_dir(config, s) / "checkpoint.pt").exists()}
+        row = score(config, wall_times, args.out)
+    row["scenarios"] = scenario_scores(row)
+    rows = [r for r in read_rows() if r["name"] != config["name"]] + [row]  # others' rows now
     results.write_text(json.dumps(rows, indent=1) + "\n")
     (args.out / "results.md").write_text(table(rows))
     plot(rows, args.figure)

@@ -158,8 +158,11 @@ def _env_and_policy(kind: str, what, policy, seed: int, env_kwargs: dict):
         chosen = dict.fromkeys(focal_roles, policy)
     bots = {r: p for r, p in chosen.items() if _is_bot_name(p, s.task)}
     learners = {r: p for r, p in chosen.items() if r not in bots}
-    observations = given or _common_observations(learners.values())
-    env = ScenarioEnv(s, observations=observations, focal_bots=bots, **env_kwargs)
+    inputs = _common_inputs(learners.values())
+    if "obs_size" in inputs:  # a checkpoint's frames, unless told otherwise
+        env_kwargs.setdefault("obs_size", inputs["obs_size"])
+    env = ScenarioEnv(s, observations=given or inputs["observations"], focal_bots=bots,
+                      **env_kwargs)
     role_of = {a: s.roles[i] for a, i in zip(env.possible_agents, s.focal_slots)}
     acts = {r: _callable(p, env, seed, f"role {r!r} of scenario {s.name!r}")
             for r, p in learners.items()}
@@ -191,17 +194,22 @@ def _is_checkpoint(policy) -> bool:
     return isinstance(policy, (str, Path)) and str(policy).endswith(botlib.CHECKPOINT_SUFFIX)
 
 
-def _observations_of(policy):
-    """What the env must observe for a policy: a checkpoint's names, else frames."""
-    return CheckpointPolicy(policy).observations if _is_checkpoint(policy) else "rgb"
+def _inputs_of(policy) -> dict:
+    """What the env must give a policy: a checkpoint's observations and frame size, else
+    frames."""
+    if not _is_checkpoint(policy):
+        return {"observations": "rgb"}
+    checkpoint = CheckpointPolicy(policy)
+    size = {"obs_size": checkpoint.args["obs_size"]} if "obs_size" in checkpoint.args else {}
+    return {"observations": checkpoint.observations, **size}
 
 
-def _common_observations(policies) -> str | list[str]:
-    chosen = {json.dumps(_observations_of(p)) for p in policies}
+def _common_inputs(policies) -> dict:
+    chosen = {json.dumps(_inputs_of(p), sort_keys=True) for p in policies}
     if len(chosen) > 1:
-        raise ValueError(f"the focal policies observe different things ({sorted(chosen)}); "
+        raise ValueError(f"the focal policies need different inputs ({sorted(chosen)}); "
                          "evaluate them in separate calls")
-    return json.loads(chosen.pop()) if chosen else "rgb"
+    return json.loads(chosen.pop()) if chosen else {"observations": "rgb"}
 
 
 def _callable(policy, env, seed: int, who: str) -> Callable:

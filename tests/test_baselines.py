@@ -1,0 +1,103 @@
+"""Baselines (benchmarks/baselines.py, baselines/, docs/baselines.md): the pipeline learns a
+tiny task within CI time, results.json holds what it promises, and every shipped policy
+loads, fits its task and plays it from the shell. `-m slow` also replays each row's
+evaluation and expects its figure."""
+
+import json
+import math
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from craftium_ma import evaluate
+from craftium_ma.models import ActorCritic, load_checkpoint, save_checkpoint
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "baselines" / "results.json"
+ROWS = json.loads(RESULTS.read_text())
+ROW_KEYS = {"task", "algorithm", "seeds", "budget_agent_steps", "wall_time_s", "machine",
+            "return_mean", "return_ci95", "random_return_mean", "checkpoint", "evaluate_args"}
+TINY = ROOT / "tests" / "data" / "ppo_small_room_tiny.toml"
+
+
+def run(*argv, timeout=600) -> str:
+    proc = subprocess.run([sys.executable, *map(str, argv)], capture_output=True, text=True,
+                          timeout=timeout, cwd=ROOT, check=False)
+    assert proc.returncode == 0, f"{argv} failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+    return proc.stdout
+
+
+def evaluate_row(row: dict, episodes: int) -> dict:
+    """`craftium-ma evaluate CHECKPOINT --task TASK --episodes N --json` with the row's
+    evaluate_args: its JSON line."""
+    out = run("-m", "craftium_ma", "evaluate", ROOT / row["checkpoint"], "--task", row["task"],
+              "--episodes", episodes, "--json", *row["evaluate_args"])
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def episode_returns(policy, tmp_path, name: str, **env_kwargs) -> np.ndarray:
+    """The mean return per agent of each of TINY's evaluation episodes under `policy`."""
+    records = tmp_path / f"{name}.jsonl"
+    evaluate(policy, task="small_room", episodes=30, seed=10_000, records=records, **env_kwargs)
+    return np.array([np.mean(list(json.loads(line)["returns"].values()))
+                     for line in records.read_text().splitlines()])
+
+
+@pytest.mark.engine
+def test_ppo_learns_a_tiny_room_within_ci_time(tmp_path):
+    """The whole pipeline on small_room of size 3 (one seed, 8 192 agent steps, fixed): on
+    the same 30 evaluation episodes the trained policy returns more than the network it
+    started from (rebuilt from the seed), a paired 95 % interval above 0."""
+    run(ROOT / "benchmarks" / "baselines.py", TINY, "--out", tmp_path,
+        "--figure", tmp_path / "curves.png")
+    (row,) = json.loads((tmp_path / "results.json").read_text())
+    assert ROW_KEYS <= set(row) and (tmp_path / "curves.png").stat().st_size > 0
+    trained = tmp_path / Path(row["checkpoint"]).name
+    model, checkpoint = load_checkpoint(trained)
+    torch.manual_seed(checkpoint["args"]["seed"])  # as train_ppo builds its network
+    save_checkpoint(tmp_path / "untrained.pt", ActorCritic(model.obs_shape, model.n_actions),
+                    args=checkpoint["args"])
+    after = episode_returns(trained, tmp_path, "after")
+    before = episode_returns(tmp_path / "untrained.pt", tmp_path, "before")
+    assert after.mean() == pytest.approx(row["return_mean"], abs=1e-3)
+    gain = after - before
+    low = np.percentile(np.random.default_rng(0).choice(gain, (10_000, len(gain))).mean(1), 2.5)
+    assert low > 0, f"no gain: before {before.mean():.2f}, after {after.mean():.2f}, {low=:.2f}"
+    played = evaluate_row(row | {"checkpoint": trained}, 1)
+    assert played["task"] == "small_room" and played["episodes"] == 1
+
+
+def test_results_hold_every_promised_field_and_file():
+    assert ROWS, "baselines/results.json has no row"
+    for row in ROWS:
+        assert ROW_KEYS <= set(row), row.get("name")
+        assert (ROOT / row["checkpoint"]).is_file() and (ROOT / row["config"]).is_file()
+        config = tomllib.loads((ROOT / row["config"]).read_text())
+        assert (row["task"], row["algorithm"], row["budget_agent_steps"]) == (
+            config["task"], config["algorithm"], config["budget_agent_steps"])
+        low, high = row["return_ci95"]
+        assert low <= row["return_mean"] <= high and len(row["seeds"]) >= 1
+        # small enough to ship in the repository
+        assert (ROOT / row["checkpoint"]).stat().st_size < 2_000_000
+
+
+@pytest.mark.engine
+@pytest.mark.parametrize("row", ROWS, ids=[r["name"] for r in ROWS])
+def test_each_shipped_policy_loads_fits_its_task_and_plays(row):
+    played = evaluate_row(row, 1)
+    assert played["task"] == row["task"] and played["episodes"] == 1
+    assert math.isfinite(played["mean_return"])
+
+
+@pytest.mark.engine
+@pytest.mark.slow
+@pytest.mark.parametrize("row", ROWS, ids=[r["name"] for r in ROWS])
+def test_each_shipped_policy_scores_what_its_row_says(row):
+    played = evaluate_row(row, row["eval_episodes"])
+    assert played["mean_return"] == pytest.approx(
+        row["return_per_seed"][str(row["checkpoint_seed"])], abs=1e-3)
