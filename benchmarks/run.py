@@ -4,7 +4,7 @@
     .venv/bin/python benchmarks/run.py --quick    # a short check of the harness
     .venv/bin/python benchmarks/run.py --only vector   # the vector_env pool alone (vector.*)
     .venv/bin/python benchmarks/run.py --only observations   # declared observations, no
-                                                             # frames drawn (observations.*)
+                                                             # frames drawn (observations-<task>.*)
     .venv/bin/python benchmarks/run.py --only scenarios   # 16 players, bots that draw
                                                           # nothing (scenarios.*)
 
@@ -350,10 +350,11 @@ def main(argv=None):
         md = (f"# Declared observations: {args.task}, 64x64 frames, {results['date']}, "
               f"{results['machine']['cores']} cores\n\n"
               + observations_markdown(results["observations"]))
-        (args.out / "observations.json").write_text(json.dumps(results, indent=1))
-        (args.out / "observations.md").write_text(md)
+        name = f"observations-{args.task}"
+        (args.out / f"{name}.json").write_text(json.dumps(results, indent=1))
+        (args.out / f"{name}.md").write_text(md)
         print(md)
-        print(f"[bench] wrote {args.out}/observations.json, observations.md")
+        print(f"[bench] wrote {args.out}/{name}.json, {name}.md")
         return results
     if args.only == "scenarios":
         steps = 50 if args.quick else args.scenario_steps

@@ -124,7 +124,9 @@ class CraftiumParallelEnv(ParallelEnv):
         #: the frame their reset drew; frameless agents' is black)
         self.drawn_agents = [a for a in self.possible_agents
                              if looked_at and a not in frameless]
-        self.frameless_agents = tuple(frameless)
+        #: agents whose clients make no meshes and draw nothing: those asked for, and every
+        #: agent where nobody looks at frames
+        self.frameless_agents = tuple(frameless if looked_at else self.possible_agents)
         self._dict_observations = not isinstance(observations, str)
         self._action_spaces = {a: self._make_action_space() for a in self.possible_agents}
         size = t.state_size(n)

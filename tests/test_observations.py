@@ -169,9 +169,12 @@ def test_without_rgb_nothing_is_drawn_and_the_game_is_the_same():
             played[str(names)] = testing.play(env, 3, 5, policy=lambda e: {"agent_0": 1})
             env.reset(seed=4)
             reset_frame = env.last_frames["agent_0"].copy()
+            # nobody looks at frames: the client is frameless, its frames black, a reset's too
+            assert env.frameless_agents == (("agent_0",) if names == "count" else ())
+            assert reset_frame.any() == (names != "count")
             for _ in range(3):
                 env.step({"agent_0": 1})
-                # not drawn: the reply carries the reset's frame; drawn: the agent turned
+                # frameless: still black; drawn: the agent turned
                 same = (env.last_frames["agent_0"] == reset_frame).all()
                 assert same == (names == "count")
         finally:
