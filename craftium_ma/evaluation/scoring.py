@@ -157,7 +157,9 @@ def _env_and_policy(kind: str, what, policy, seed: int, env_kwargs: dict):
     else:
         chosen = dict.fromkeys(focal_roles, policy)
     bots = {r: p for r, p in chosen.items() if _is_bot_name(p, s.task)}
-    learners = {r: p for r, p in chosen.items() if r not in bots}
+    # checkpoints loaded once: what they need of the env, then their actions
+    learners = {r: CheckpointPolicy(p, seed) if _is_checkpoint(p) else p
+                for r, p in chosen.items() if r not in bots}
     inputs = _common_inputs(learners.values())
     if "obs_size" in inputs:  # a checkpoint's frames, unless told otherwise
         env_kwargs.setdefault("obs_size", inputs["obs_size"])
@@ -195,13 +197,12 @@ def _is_checkpoint(policy) -> bool:
 
 
 def _inputs_of(policy) -> dict:
-    """What the env must give a policy: a checkpoint's observations and frame size, else
-    frames."""
-    if not _is_checkpoint(policy):
+    """What the env must give a policy: a loaded checkpoint's observations and frame size,
+    else frames."""
+    if not isinstance(policy, CheckpointPolicy):
         return {"observations": "rgb"}
-    checkpoint = CheckpointPolicy(policy)
-    size = {"obs_size": checkpoint.args["obs_size"]} if "obs_size" in checkpoint.args else {}
-    return {"observations": checkpoint.observations, **size}
+    size = {"obs_size": policy.args["obs_size"]} if "obs_size" in policy.args else {}
+    return {"observations": policy.observations, **size}
 
 
 def _common_inputs(policies) -> dict:
