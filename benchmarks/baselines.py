@@ -9,7 +9,8 @@ seed's policy shipped, then scored as the focal population of its task's scenari
     .venv/bin/python benchmarks/baselines.py CONFIG --scenarios-only  # its scenarios again
 
 A config (TOML, committed; docs/baselines.md) names the task, the algorithm ("ppo":
-examples/train_ppo.py, CleanRL's single file), the seeds, the budget (agent steps), the
+examples/train_ppo.py, CleanRL's single file; "ippo", "mappo": BenchMARL's, through
+examples/train_benchmarl.py), the seeds, the budget (agent steps), the
 evaluation (episodes, first seed) and the trainer's options under [train]. Each seed trains
 into out/baselines/<config>/seed<k>/ (the trainer's episodes.csv, updates.csv and
 checkpoint.pt), then plays the evaluation's episodes with `craftium_ma.evaluate(checkpoint,
@@ -24,8 +25,8 @@ plays the focal slots of its task's scenarios (docs/scenarios.md) on the episode
 reference scores, at its own frame size and the scenarios' frameskip (1), and the row keeps
 each focal per-capita return beside the random and scripted references and the task's
 normalised score (--scenarios-only does this part alone).
-docs/img/baselines.png shows every row's curve, the mean over seeds with a 95 % bootstrap
-interval.
+docs/img/baselines.png shows every row's curve, a panel per task, the mean over seeds with
+a 95 % bootstrap interval.
 """
 
 from __future__ import annotations
@@ -50,14 +51,17 @@ import measure  # noqa: E402
 
 from craftium_ma import evaluate, scenario, scenarios  # noqa: E402
 from craftium_ma.evaluation import normalised, reference_scores  # noqa: E402
-from craftium_ma.models import env_options  # noqa: E402
+from craftium_ma.models import env_options, observation_names  # noqa: E402
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 BASELINES = ROOT / "baselines"  # results.json and the shipped policies
 FIGURE = ROOT / "docs" / "img" / "baselines.png"
-TRAINERS = {"ppo": ROOT / "examples" / "train_ppo.py"}
+# each algorithm's trainer command: the same options, its own script
+TRAINERS = {"ppo": [str(ROOT / "examples" / "train_ppo.py")],  # script, then its options
+            **{a: [str(ROOT / "examples" / "train_benchmarl.py"), "--algorithm", a]
+               for a in ("ippo", "mappo")}}
 CURVE_BINS = 20
 RESAMPLES = 10_000
 REFERENCE_SEED = 1000  # the first episode seed of the scenarios' reference scores
@@ -80,15 +84,21 @@ def run_dir(config: dict, seed: int) -> Path:
     return ROOT / "out" / "baselines" / config["name"] / f"seed{seed}"
 
 
-def train(config: dict, seed: int) -> float:
-    """One seed's training (a process of its own); its wall time in seconds."""
-    argv = [sys.executable, str(TRAINERS[config["algorithm"]]), "--task", config["task"],
-            "--seed", str(seed), "--total-timesteps", str(config["budget_agent_steps"]),
+def trainer_options(config: dict, seed: int) -> list[str]:
+    """The command-line options of the config's trainer for one seed (after its script)."""
+    argv = [*TRAINERS[config["algorithm"]][1:], "--task", config["task"], "--seed", str(seed),
+            "--total-timesteps", str(config["budget_agent_steps"]),
             "--run-name", f"{config['name']}_seed{seed}", "--out-dir", str(run_dir(config, seed)),
             "--quiet"]
     for key, value in config["train"].items():
         value = json.dumps(value) if isinstance(value, dict) else value
         argv += [f"--{key.replace('_', '-')}", str(value)]
+    return argv
+
+
+def train(config: dict, seed: int) -> float:
+    """One seed's training (a process of its own); its wall time in seconds."""
+    argv = [sys.executable, TRAINERS[config["algorithm"]][0], *trainer_options(config, seed)]
     subprocess.run(argv, check=True)
     checkpoint = torch.load(run_dir(config, seed) / "checkpoint.pt", weights_only=False)
     return float(checkpoint["wall_time"])
@@ -157,6 +167,7 @@ def score(config: dict, wall_times: dict[int, float], out: Path) -> dict:
         "random_return_mean": round(float(np.mean(random)), 4),
         "random_return_ci95": two_level_ci([random], rng),
         "checkpoint": ship(config, best, out), "checkpoint_seed": best,
+        "observations": observation_names(checkpoint),
         "evaluate_args": ["--seed", str(config["eval_seed"])],
         "curve": {"agent_steps": [round(x) for x in np.linspace(
             0, config["budget_agent_steps"], CURVE_BINS + 1)[1:]],
@@ -200,21 +211,26 @@ def table(rows: list[dict]) -> str:
 
 
 def plot(rows: list[dict], figure: Path) -> None:
-    fig, axes = plt.subplots(1, len(rows), figsize=(4.5 * len(rows), 3.4), squeeze=False)
+    """One panel per task: each row's curve, the mean over seeds with a 95 % bootstrap
+    interval (a single seed: its curve alone), and the random policy's return."""
+    tasks = sorted({r["task"] for r in rows})
+    fig, axes = plt.subplots(1, len(tasks), figsize=(4.8 * len(tasks), 3.6), squeeze=False)
     rng = np.random.default_rng(0)
-    for ax, row in zip(axes[0], rows):
-        x = np.array(row["curve"]["agent_steps"]) / 1000
-        runs = np.array([[np.nan if v is None else v for v in c]
-                         for c in row["curve"]["per_seed"].values()])
-        mean = np.nanmean(runs, axis=0)
-        picks = rng.integers(len(runs), size=(RESAMPLES, len(runs)))
-        boot = np.nanmean(runs[picks], axis=1)
-        ax.fill_between(x, np.nanpercentile(boot, 2.5, axis=0),
-                        np.nanpercentile(boot, 97.5, axis=0), alpha=0.3,
-                        label="95 % interval over seeds")
-        ax.plot(x, mean, label=f"{row['algorithm'].upper()}, {len(runs)} seeds")
-        ax.axhline(row["random_return_mean"], color="grey", ls="--", label="random")
-        ax.set_title(f"{row['task']} ({row['name']})", fontsize=9)
+    for ax, task in zip(axes[0], tasks):
+        for row in (r for r in rows if r["task"] == task):
+            x = np.array(row["curve"]["agent_steps"]) / 1000
+            runs = np.array([[np.nan if v is None else v for v in c]
+                             for c in row["curve"]["per_seed"].values()])
+            if len(runs) > 1:
+                picks = rng.integers(len(runs), size=(RESAMPLES, len(runs)))
+                boot = np.nanmean(runs[picks], axis=1)
+                ax.fill_between(x, np.nanpercentile(boot, 2.5, axis=0),
+                                np.nanpercentile(boot, 97.5, axis=0), alpha=0.25)
+            ax.plot(x, np.nanmean(runs, axis=0),
+                    label=f"{row['algorithm'].upper()}, {len(runs)} seed{'s' * (len(runs) > 1)}")
+        ax.axhline(np.mean([r["random_return_mean"] for r in rows if r["task"] == task]),
+                   color="grey", ls="--", label="random")
+        ax.set_title(task, fontsize=9)
         ax.set_xlabel("agent steps (thousands)")
         ax.set_ylabel("return per agent")
         ax.legend(fontsize=7)

@@ -44,7 +44,7 @@ def main() -> None:
     rows, start = [], time.time()
     for layout in LAYOUTS:
         env = craftium_ma.parallel_env("xland", task_options={"layout": layout},
-                                       observations=["symbolic"])
+                                       observations=["symbolic", "direction", "pocket"])
         try:
             for level in LEVELS:
                 t0 = time.time()
@@ -65,8 +65,8 @@ def main() -> None:
     lines = [f"# xland against XLand-MiniGrid: {total['episodes']} episodes, "
              f"{total['steps']} steps, all equal", "",
              f"`{result['command']}` on {machine}, {result['seconds']} s. Every step's grid, "
-             "positions, directions, pockets, rewards, terminations, truncations and symbolic "
-             "view equal xminigrid 0.9.3's.", "",
+             "positions, directions, pockets, rewards, terminations, truncations and the "
+             "symbolic view, direction and pocket observations equal xminigrid 0.9.3's.", "",
              "| layout | level | episodes | steps | goals reached | seconds |",
              "|---|---|---|---|---|---|"]
     lines += [f"| {r['layout']} | {r['level']} | {r['episodes']} | {r['steps']} | {r['goals']} | "

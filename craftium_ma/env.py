@@ -426,8 +426,9 @@ class CraftiumParallelEnv(ParallelEnv):
         return infos
 
     def _checked_state(self, values) -> np.ndarray | None:
-        """The state vector Lua returned, checked against the manifest's size."""
-        values = np.asarray(values or [], np.float32)
+        """The state vector Lua returned (its numbers in one string, separated by spaces),
+        checked against the manifest's size."""
+        values = np.fromstring(values or "", np.float64, sep=" ").astype(np.float32)
         expected = self.state_space.shape[0] if hasattr(self, "state_space") else 0
         if values.ndim != 1 or values.size != expected:
             t = self.task

@@ -6,12 +6,13 @@ observation shape and action count that rebuild it, the logits of a fixed probe 
 model sees frames as training built them: optionally grey, the last k frames stacked
 on the channel axis (FrameStack). It may also see a task's declared observations beside
 or instead of the frames (`observations=` of parallel_env): the xland task's `symbolic`
-view and `goal` vector have encoders here (ModelInput builds the input). Needs the
-`train` extra.
+view, `goal` vector, `direction` and `pocket` have encoders here (ModelInput builds the
+input). Needs the `train` extra.
 """
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import os
@@ -126,13 +127,27 @@ class Direction(nn.Module):
         return self.ids(direction.long()).flatten(1)
 
 
+class Pocket(nn.Module):
+    """What the agent holds (batch, 2), a (tile, colour) pair, (0, 0) when empty ->
+    its XLandObjects embedding (2 * XLAND_EMBED features)."""
+
+    def __init__(self, objects: XLandObjects):
+        super().__init__()
+        self.objects = objects
+        self.n_features = 2 * XLAND_EMBED
+
+    def forward(self, pocket: torch.Tensor) -> torch.Tensor:
+        return self.objects(pocket)
+
+
 class ActorCritic(nn.Module):
     """A trunk shared by a policy head and a value head.
 
     `obs_shape` (H, W, C): the model takes uint8 frames (batch, H, W, C) as FrameStack
     gives them; its trunk is frame_trunk. `obs_shape` a dict {name: shape}: it takes a dict
     of tensors of those names (ModelInput gives them), each through its encoder ("rgb":
-    frame_trunk, "symbolic": SymbolicView, "goal": GoalVector, "direction": Direction), the
+    frame_trunk, "symbolic": SymbolicView, "goal": GoalVector, "direction": Direction,
+    "pocket": Pocket), the
     features concatenated and then two layers of HIDDEN units."""
 
     def __init__(self, obs_shape, n_actions: int):
@@ -156,18 +171,19 @@ class ActorCritic(nn.Module):
 
     @staticmethod
     def _encoders(shapes: dict) -> nn.ModuleDict:
-        unknown = sorted(set(shapes) - {RGB, "symbolic", "goal", "direction"})
+        unknown = sorted(set(shapes) - {RGB, "symbolic", "goal", "direction", "pocket"})
         if unknown:
             raise ValueError(f"ActorCritic has no encoder for the observations {unknown}; it "
-                             "takes rgb, symbolic, goal and direction")
+                             "takes rgb, symbolic, goal, direction and pocket")
         if RGB in shapes and len(shapes[RGB]) != 3:
             raise ValueError(f"obs_shape['rgb'] must be (height, width, channels), "
                              f"got {shapes[RGB]}")
-        objects = XLandObjects()  # shared by the view and the goal
+        objects = XLandObjects()  # shared by the view, the goal and the pocket
         makers = {RGB: lambda shape: frame_trunk(shape),
                   "symbolic": lambda shape: SymbolicView(objects, shape),
                   "goal": lambda shape: GoalVector(objects),
-                  "direction": lambda shape: Direction()}
+                  "direction": lambda shape: Direction(),
+                  "pocket": lambda shape: Pocket(objects)}
         return nn.ModuleDict({name: makers[name](shape) for name, shape in shapes.items()})
 
     @staticmethod
@@ -199,7 +215,7 @@ class ActorCritic(nn.Module):
 # the (exclusive) highest id of each value along an observation's last axis
 PROBE_HIGH = {"symbolic": (NUM_TILES, NUM_COLOURS),
               "goal": (NUM_GOALS, NUM_TILES, NUM_COLOURS, NUM_TILES, NUM_COLOURS),
-              "direction": (4,)}
+              "direction": (4,), "pocket": (NUM_TILES, NUM_COLOURS)}
 
 
 def probe_input(obs_shape, seed: int = 0):
@@ -234,13 +250,29 @@ def save_checkpoint(path, model: ActorCritic, **fields) -> None:
     os.replace(tmp, path)
 
 
+class ExportedModel:
+    """A policy that another trainer exported with torch.export (uint8 frames (batch, H, W,
+    C) -> logits), played as ActorCritic's logits() (the BenchMARL adapter's save_policy
+    writes one): no code of that trainer is needed to load it."""
+
+    def __init__(self, program: bytes):
+        self.module = torch.export.load(io.BytesIO(program)).module()
+
+    def logits(self, obs) -> torch.Tensor:
+        return self.module(obs)
+
+
 def load_checkpoint(path, map_location="cpu"):
-    """(model in eval mode, checkpoint dict) from a checkpoint.pt of examples/train_ppo.py."""
+    """(model in eval mode, checkpoint dict) from a checkpoint.pt of examples/train_ppo.py,
+    or of another trainer's exported policy (its "model" the program's bytes:
+    ExportedModel)."""
     ckpt = torch.load(path, map_location=map_location, weights_only=False)
     missing = [k for k in REQUIRED_KEYS if not isinstance(ckpt, dict) or k not in ckpt]
     if missing:
         raise ValueError(f"{path} is not a checkpoint of examples/train_ppo.py "
                          f"(it lacks {', '.join(missing)})")
+    if isinstance(ckpt["model"], bytes):
+        return ExportedModel(ckpt["model"]), ckpt
     shape = ckpt["obs_shape"]
     shape = ({k: tuple(v) for k, v in shape.items()} if isinstance(shape, dict) else tuple(shape))
     model = ActorCritic(shape, ckpt["n_actions"])

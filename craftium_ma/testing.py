@@ -269,7 +269,7 @@ def xland_align_check(env, rulesets, layout: str, seed: int = 0) -> dict:
     (`XLand-MiniGrid-<layout>`, xminigrid and CPU JAX needed), start the xland `env` (one
     agent, that layout) from its state, and step both with the same uniformly random actions
     to the episode's end: grid, positions, directions, pockets, rewards, terminations,
-    truncations and, where `env` observes them, the symbolic view and the direction are
+    truncations and, where `env` observes them, the symbolic view, the direction and the pocket are
     equal at every step.
     Returns counts: episodes, steps, goals reached, steps where the grid or pocket changed
     other than by the action."""
@@ -318,7 +318,8 @@ def xland_align_check(env, rulesets, layout: str, seed: int = 0) -> dict:
 
 
 def _assert_aligned(env, timestep, observations, where: str) -> None:
-    """The env's grid_state(), symbolic view and direction equal XLand-MiniGrid's timestep."""
+    """The env's grid_state(), symbolic view, direction and pocket equal XLand-MiniGrid's
+    timestep."""
     state, ours = timestep.state, env.grid_state()
     theirs = {"grid": state.grid, "positions": state.agent.position[None],
               "directions": state.agent.direction[None], "pockets": state.agent.pocket[None]}
@@ -330,6 +331,9 @@ def _assert_aligned(env, timestep, observations, where: str) -> None:
         if "direction" in observation:
             np.testing.assert_array_equal(observation["direction"], [int(state.agent.direction)],
                                           err_msg=f"{where}: direction observation")
+        if "pocket" in observation:
+            np.testing.assert_array_equal(observation["pocket"], np.asarray(state.agent.pocket),
+                                          err_msg=f"{where}: pocket observation")
         observation = observation.get("symbolic")
     if observation is not None and observation.shape == view.shape:  # not an RGB frame
         np.testing.assert_array_equal(observation, view, err_msg=f"{where}: symbolic view")

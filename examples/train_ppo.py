@@ -55,7 +55,8 @@ class Args:
     task: str = "small_room"
     observations: str = "rgb"
     """what the policy sees, comma-separated: rgb (the frames) and/or the task's declared
-    observations that ActorCritic encodes (xland: symbolic, goal, direction), e.g. symbolic,goal"""
+    observations that ActorCritic encodes (xland: symbolic, goal, direction, pocket), e.g.
+    symbolic,goal"""
     task_options: str = ""
     """the task's options as a JSON object, e.g. '{"size": 5}' (empty: the task's defaults)"""
     num_agents: int = 2

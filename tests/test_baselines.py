@@ -15,14 +15,14 @@ import pytest
 import torch
 
 from craftium_ma import evaluate
-from craftium_ma.models import ActorCritic, load_checkpoint, save_checkpoint
+from craftium_ma.evaluation import Scenario, bots
+from craftium_ma.models import ActorCritic, env_options, load_checkpoint, save_checkpoint
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "baselines" / "results.json"
 ROWS = json.loads(RESULTS.read_text())
 ROW_KEYS = {"task", "algorithm", "seeds", "budget_agent_steps", "wall_time_s", "machine",
             "return_mean", "return_ci95", "random_return_mean", "checkpoint", "evaluate_args"}
-TINY = ROOT / "tests" / "data" / "ppo_small_room_tiny.toml"
 
 
 def run(*argv, timeout=600) -> str:
@@ -41,27 +41,55 @@ def evaluate_row(row: dict, episodes: int) -> dict:
 
 
 def episode_returns(policy, tmp_path, name: str, **env_kwargs) -> np.ndarray:
-    """The mean return per agent of each of TINY's evaluation episodes under `policy`."""
+    """The mean return per agent of each of the tiny configs' evaluation episodes (small_room,
+    30 from seed 10 000) under `policy`."""
     records = tmp_path / f"{name}.jsonl"
     evaluate(policy, task="small_room", episodes=30, seed=10_000, records=records, **env_kwargs)
     return np.array([np.mean(list(json.loads(line)["returns"].values()))
                      for line in records.read_text().splitlines()])
 
 
+def untrained_ppo(trained: Path, path: Path) -> None:
+    """The network train_ppo started from (rebuilt from the seed), saved at path."""
+    model, checkpoint = load_checkpoint(trained)
+    torch.manual_seed(checkpoint["args"]["seed"])  # as train_ppo builds its network
+    save_checkpoint(path, ActorCritic(model.obs_shape, model.n_actions), args=checkpoint["args"])
+
+
+def untrained_benchmarl(tiny: Path, path: Path) -> None:
+    """The policy train_benchmarl started from: its experiment built again with the seed
+    (BenchMARL seeds every module), saved before any iteration."""
+    sys.path[:0] = [str(ROOT / "examples"), str(ROOT / "benchmarks")]
+    import baselines
+    import train_benchmarl
+
+    from craftium_ma.integrations.benchmarl import save_policy
+    config = baselines.load_config(tiny)
+    args = train_benchmarl.parse_args(baselines.trainer_options(config, config["seeds"][0]))
+    experiment = train_benchmarl.experiment_of(args, path.parent)
+    try:
+        save_policy(experiment, path)
+    finally:
+        experiment.close()
+
+
 @pytest.mark.engine
-def test_ppo_learns_a_tiny_room_within_ci_time(tmp_path):
-    """The whole pipeline on small_room of size 3 (one seed, 8 192 agent steps, fixed): on
-    the same 30 evaluation episodes the trained policy returns more than the network it
-    started from (rebuilt from the seed), a paired 95 % interval above 0."""
-    run(ROOT / "benchmarks" / "baselines.py", TINY, "--out", tmp_path,
+@pytest.mark.parametrize("algorithm", ["ppo", "ippo", "mappo"])
+def test_each_algorithm_learns_a_tiny_room_within_ci_time(algorithm, tmp_path):
+    """The whole pipeline on small_room of size 3 (one seed, a few thousand agent steps,
+    tests/data/<algorithm>_small_room_tiny.toml): on the same 30 evaluation episodes the
+    trained policy returns more than the network it started from, a paired 95 % interval
+    above 0 (an unchanged network gains exactly 0)."""
+    tiny = ROOT / "tests" / "data" / f"{algorithm}_small_room_tiny.toml"
+    run(ROOT / "benchmarks" / "baselines.py", tiny, "--out", tmp_path,
         "--figure", tmp_path / "curves.png")
     (row,) = json.loads((tmp_path / "results.json").read_text())
     assert ROW_KEYS <= set(row) and (tmp_path / "curves.png").stat().st_size > 0
     trained = tmp_path / Path(row["checkpoint"]).name
-    model, checkpoint = load_checkpoint(trained)
-    torch.manual_seed(checkpoint["args"]["seed"])  # as train_ppo builds its network
-    save_checkpoint(tmp_path / "untrained.pt", ActorCritic(model.obs_shape, model.n_actions),
-                    args=checkpoint["args"])
+    if algorithm == "ppo":
+        untrained_ppo(trained, tmp_path / "untrained.pt")
+    else:
+        untrained_benchmarl(tiny, tmp_path / "untrained.pt")
     after = episode_returns(trained, tmp_path, "after")
     before = episode_returns(tmp_path / "untrained.pt", tmp_path, "before")
     assert after.mean() == pytest.approx(row["return_mean"], abs=1e-3)
@@ -75,7 +103,7 @@ def test_ppo_learns_a_tiny_room_within_ci_time(tmp_path):
 def test_results_hold_every_promised_field_and_file():
     assert ROWS, "baselines/results.json has no row"
     for row in ROWS:
-        assert ROW_KEYS <= set(row), row.get("name")
+        assert ROW_KEYS | {"observations"} <= set(row), row.get("name")
         assert (ROOT / row["checkpoint"]).is_file() and (ROOT / row["config"]).is_file()
         config = tomllib.loads((ROOT / row["config"]).read_text())
         assert (row["task"], row["algorithm"], row["budget_agent_steps"]) == (
@@ -92,6 +120,22 @@ def test_each_shipped_policy_loads_fits_its_task_and_plays(row):
     played = evaluate_row(row, 1)
     assert played["task"] == row["task"] and played["episodes"] == 1
     assert math.isfinite(played["mean_return"])
+
+
+@pytest.mark.engine
+def test_each_shipped_policy_is_a_named_background_bot():
+    """<task>.<algorithm>_baseline is a bot training may draw; one plays a background slot
+    of a scenario of its task (a short one) beside a random focal player."""
+    for row in ROWS:
+        assert f"{row['task']}.{row['algorithm']}_baseline" in bots(row["task"])
+    row = ROWS[0]
+    name = f"{row['task']}.{row['algorithm']}_baseline"
+    mine = Scenario("with_a_baseline", row["task"], 2, (True, False), ("default", "default"),
+                    {"default": (name,)}, {"visitor"}, "a baseline in the background",
+                    max_cycles=20)
+    options = env_options(torch.load(ROOT / row["checkpoint"], weights_only=False))
+    [result] = evaluate("random", scenarios=[mine], episodes=1, obs_size=options["obs_size"])
+    assert result["episodes"] == 1 and math.isfinite(result["background_per_capita_return"])
 
 
 @pytest.mark.engine

@@ -9,6 +9,7 @@ import sys
 
 import pytest
 import torch
+from tensordict import TensorDict
 
 from craftium_ma.tasks import find_task
 
@@ -74,6 +75,41 @@ def test_ippo_runs_its_iterations_with_a_group_per_team(task, groups, tmp_path):
     assert experiment.state_spec["state"].shape == (find_task(task).state_size(2),)
     # the evaluation env played its episode
     assert all(math.isfinite(r) for r in logged(tmp_path, "eval/reward/episode_reward_mean"))
+    check_saved_policy(experiment, task, groups, tmp_path)
+
+
+def check_saved_policy(experiment, task: str, groups: dict, tmp_path) -> None:
+    """save_policy of each group: a checkpoint that loads with torch alone, gives the
+    actor's logits, names its training env, and plays an episode through craftium_ma.evaluate."""
+    from craftium_ma import evaluate
+    from craftium_ma.integrations.benchmarl import save_policy
+    from craftium_ma.models import ExportedModel, load_checkpoint, probe_input
+
+    if len(groups) > 1:
+        with pytest.raises(ValueError, match="give group= one of"):
+            save_policy(experiment, tmp_path / "policy.pt")
+    for group in groups:
+        path = tmp_path / f"{group}.pt"
+        save_policy(experiment, path, group=group, wall_time=1.5)
+        model, checkpoint = load_checkpoint(path)
+        assert isinstance(model, ExportedModel) and checkpoint["wall_time"] == 1.5
+        assert checkpoint["args"] | {"task": task, "num_agents": 2, "obs_size": 16,
+                                     "max_cycles": 8, "frameskip": 1, "algorithm": "ippo",
+                                     "group": group} == checkpoint["args"]
+        # the experiment's policy, each agent on frames of its own: an agent's logits are
+        # those the exported model gives for its frames
+        frames = {g: [probe_input(tuple(checkpoint["obs_shape"]), seed=i) for i in range(len(a))]
+                  for g, a in groups.items()}
+        td = experiment.policy(TensorDict({g: TensorDict(
+            {"observation": torch.stack(f, 1)}, batch_size=[4, len(f)])
+            for g, f in frames.items()}, batch_size=[4]))
+        with torch.no_grad():
+            for i, agent_frames in enumerate(frames[group]):
+                torch.testing.assert_close(model.logits(agent_frames), td[group, "logits"][:, i])
+            torch.testing.assert_close(model.logits(frames[group][0]),
+                                       torch.tensor(checkpoint["probe_logits"]))
+    [played] = evaluate(path, task=task, episodes=1, seed=5)
+    assert played["episodes"] == 1 and math.isfinite(played["mean_return"])
 
 
 def test_each_env_a_task_builds_gets_the_next_seed(monkeypatch):

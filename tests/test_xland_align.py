@@ -37,7 +37,7 @@ def upstream_rulesets(level: str, first: int, count: int) -> list[tuple]:
 def test_xland_plays_xland_minigrid_step_for_step(layout):
     rulesets = [r for level in LEVELS for r in upstream_rulesets(level, 100, EPISODES_PER_LEVEL)]
     env = craftium_ma.parallel_env("xland", task_options={"layout": layout},
-                                   observations=["symbolic", "direction"])
+                                   observations=["symbolic", "direction", "pocket"])
     try:
         counts = xland_align_check(env, rulesets, layout, seed=1000)
     finally:

@@ -6,7 +6,8 @@ the task's observations it declares it reads (`BotSpec.observations`; "rgb" its 
 and `world` the privileged view of the whole world (every player's infos, the task's
 `state()`, the env itself). A bot that reads no "rgb" plays with a client that draws
 no frame. Scripted bots ("puppets") live in craftium_ma.evaluation.puppets; a path to a
-checkpoint of examples/train_ppo.py is a bot too (a saved policy).
+checkpoint of examples/train_ppo.py is a bot too (a saved policy), and so is each shipped
+baseline of a checkout (<task>.<algorithm>_baseline, baselines/results.json).
 
 `bots(task)` lists the bots training code may use; held-out bots are reachable only
 through scenarios tagged "held_out" (craftium_ma.evaluation.scenario).
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -101,6 +103,26 @@ def spec(name: str, task: str, held_out: bool = False) -> BotSpec:
 @functools.cache
 def _load_puppets():
     from . import puppets  # noqa: F401  (registers the scripted bots)
+    _load_baselines()
+
+
+# the shipped baselines' table, in a checkout (baselines/ is not part of the wheel)
+BASELINES = Path(__file__).resolve().parents[2] / "baselines" / "results.json"
+
+
+def _load_baselines():
+    """Each shipped baseline policy (docs/baselines.md) as the bot <task>.<algorithm>_baseline,
+    where the checkout has them: a saved policy, fed as in its training."""
+    if not BASELINES.is_file():
+        return
+    for row in json.loads(BASELINES.read_text()):
+        path = BASELINES.parent.parent / row["checkpoint"]
+        register_bot(BotSpec(
+            name=f"{row['task']}.{row['algorithm']}_baseline", task=row["task"], version=0,
+            make=functools.partial(SavedPolicyBot, str(path)),
+            observations=tuple(row["observations"]),
+            description=f"the {row['algorithm'].upper()} baseline ({row['checkpoint']})",
+            file_sha256=hashlib.sha256(path.read_bytes()).hexdigest()))
 
 
 # -- saved policies ------------------------------------------------------------------------

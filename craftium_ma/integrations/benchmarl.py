@@ -30,17 +30,27 @@ The env is craftium_ma.parallel_env(...) wrapped by TorchRL's PettingZooWrapper:
 - seeds: the k-th env a task object builds (k = 0, 1, ...) gets the experiment's seed + k,
   so that BenchMARL's evaluation env and its n_envs_per_worker training envs play
   different episodes.
+
+save_policy(experiment, path) writes a group's trained policy as a checkpoint that
+`craftium-ma evaluate` and the scenarios play (torch.export: no BenchMARL needed there).
 """
 
 from __future__ import annotations
 
+import copy
+import io
 import itertools
+import json
+import os
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 try:
+    import torch
     import yaml
     from benchmarl.environments import Task, TaskClass
+    from tensordict import TensorDict
     from torchrl.data import Composite
     from torchrl.envs import EnvBase, PettingZooWrapper
 except ImportError as e:
@@ -48,6 +58,7 @@ except ImportError as e:
                       f"'craftium-ma[benchmarl]'; importing it failed with: {e}") from e
 
 from ..make import parallel_env
+from ..models import probe_input
 from ..tasks import tasks
 
 ONE_GROUP = "agents"  # the group of a task without teams
@@ -156,3 +167,63 @@ class _CraftiumTasks(Task):
 
 
 CraftiumTask = _CraftiumTasks("CraftiumTask", [t.upper() for t in tasks()], module=__name__)
+
+
+class GroupLogits(torch.nn.Module):
+    """One agent's logits from its frames (batch, H, W, C), by a group's shared actor model:
+    the frames fill every agent slot of the group, and the first slot's logits are read (a
+    decentralised actor with shared parameters gives each slot the logits of its own frame)."""
+
+    def __init__(self, model: torch.nn.Module, group: str, n_agents: int):
+        super().__init__()
+        self.model, self.group, self.n_agents = model, group, n_agents
+
+    def forward(self, frames: torch.Tensor) -> torch.Tensor:
+        batch = frames.shape[0]
+        slots = frames.unsqueeze(1).expand(batch, self.n_agents, *frames.shape[1:])
+        observation = TensorDict({"observation": slots}, batch_size=[batch, self.n_agents])
+        td = TensorDict({self.group: observation}, batch_size=[batch])
+        return self.model(td)[self.group, "logits"][:, 0]
+
+
+def save_policy(experiment, path: str | Path, group: str | None = None, **fields) -> None:
+    """Writes `group`'s policy (the experiment's only group when None) as a checkpoint of
+    craftium_ma.models.load_checkpoint: its actor exported with torch.export (frames -> logits),
+    args naming the task and the env options of its training, and `fields` (e.g. wall_time).
+    `craftium-ma evaluate PATH --task TASK` and the scenarios' saved-policy bots play it with
+    torch alone. Needs BenchMARL's default share_policy_params (one network per group)."""
+    groups = experiment.group_map
+    group = group if group is not None else (next(iter(groups)) if len(groups) == 1 else None)
+    if group not in groups:
+        raise ValueError(f"save_policy: give group= one of {sorted(groups)}")
+    if not experiment.config.share_policy_params:
+        raise ValueError("save_policy: the experiment's agents do not share their policy "
+                         "(share_policy_params=False); it saves one network per group")
+    [actor] = [a for a in experiment.policy.module if a.in_keys[0][0] == group]
+    # a copy: the export leaves the module it traces unusable, and training may go on
+    model = GroupLogits(copy.deepcopy(actor.module[0]), group, len(groups[group])).eval()
+    frames_shape = tuple(experiment.observation_spec[group, "observation"].shape[-3:])
+    probe = probe_input(frames_shape)
+    with torch.no_grad():
+        probe_logits = model(probe)
+        program = torch.export.export(
+            model, (probe,), dynamic_shapes=({0: torch.export.Dim("batch", min=1)},))
+    buffer = io.BytesIO()
+    torch.export.save(program, buffer)
+    config = dict(experiment.task.config)
+    env = parallel_env(None if "task_dir" in config else experiment.task.name.lower(), **config)
+    env.close()  # never reset: only its settings are read
+    height, width = env.unwrapped.obs_size
+    args = {"task": env.unwrapped.task.id, "trainer": "benchmarl",
+            "algorithm": type(experiment.algorithm).__name__.lower(), "group": group,
+            "num_agents": len(env.possible_agents), "max_cycles": env.unwrapped.max_cycles,
+            "obs_size": height if height == width else [height, width],
+            "frameskip": env.unwrapped.frameskip,
+            "task_options": json.dumps(config["task_options"]) if config.get("task_options")
+            else "", "observations": "rgb", "grayscale": False, "frame_stack": 1}
+    path = Path(path)
+    tmp = path.with_name(path.name + ".tmp")
+    torch.save({"model": buffer.getvalue(), "obs_shape": list(frames_shape),
+                "n_actions": probe_logits.shape[-1], "probe_logits": probe_logits.tolist(),
+                "args": args, **fields}, tmp)
+    os.replace(tmp, path)

@@ -62,7 +62,7 @@ function hooks.tick(step, dtime, request_json)
 		result.hp = player and player:get_hp() or 0
 		result.info.team = result.info.team or m.teams.team_of(name)
 	end
-	return core.write_json({step = step, agents = agents, state = m.state.current(),
+	return core.write_json({step = step, agents = agents, state = m.state.packed(),
 		observations = m.observations.current(), loading = pending_reset ~= nil,
 		world = m.humans.news()})
 end

@@ -603,6 +603,11 @@ craftium_ma.register_observation("direction", function(player)
 	return {agent_of(player).dir}
 end)
 
+craftium_ma.register_observation("pocket", function(player)
+	local pocket = agent_of(player).pocket
+	return {pocket[1], pocket[2]}
+end)
+
 craftium_ma.register_observation("rules", function()
 	local out = {}
 	for row = 1, RULE_ROWS do
