@@ -200,7 +200,8 @@ def parser() -> argparse.ArgumentParser:
         description="Play a policy as the focal population of scenarios (focal per-capita "
                     "return, 95%% interval) or as every agent of a task (mean return).")
     scoring.add_argument("policy", help="random, scripted, a bot's name, or a checkpoint.pt "
-                                        "of examples/train_ppo.py")
+                                        "(of examples/train_ppo.py, or a BenchMARL policy "
+                                        "saved by save_policy)")
     where = scoring.add_mutually_exclusive_group(required=True)
     where.add_argument("--scenario", action="append", metavar="NAME",
                        help="a scenario (repeat for more; see `scenarios`)")

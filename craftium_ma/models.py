@@ -147,8 +147,7 @@ class ActorCritic(nn.Module):
     gives them; its trunk is frame_trunk. `obs_shape` a dict {name: shape}: it takes a dict
     of tensors of those names (ModelInput gives them), each through its encoder ("rgb":
     frame_trunk, "symbolic": SymbolicView, "goal": GoalVector, "direction": Direction,
-    "pocket": Pocket), the
-    features concatenated and then two layers of HIDDEN units."""
+    "pocket": Pocket), the features concatenated and then two layers of HIDDEN units."""
 
     def __init__(self, obs_shape, n_actions: int):
         super().__init__()

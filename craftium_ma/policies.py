@@ -1,5 +1,6 @@
 """Policies in the Runner's convention, `(agent, observation, info) -> action`: uniformly
-random ones, and a checkpoint of examples/train_ppo.py (the `train` extra), which builds
+random ones, and a checkpoint of examples/train_ppo.py or a BenchMARL policy saved by
+craftium_ma.integrations.benchmarl.save_policy (the `train` extra), which builds
 each agent's input as training did (its frame stack, its declared observations). The
 viewer's `serve --policy`, `craftium_ma.evaluate` and the scenarios' saved-policy bots
 use them.

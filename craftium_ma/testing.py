@@ -269,8 +269,8 @@ def xland_align_check(env, rulesets, layout: str, seed: int = 0) -> dict:
     (`XLand-MiniGrid-<layout>`, xminigrid and CPU JAX needed), start the xland `env` (one
     agent, that layout) from its state, and step both with the same uniformly random actions
     to the episode's end: grid, positions, directions, pockets, rewards, terminations,
-    truncations and, where `env` observes them, the symbolic view, the direction and the pocket are
-    equal at every step.
+    truncations and, where `env` observes them, the symbolic view, the direction and the
+    pocket are equal at every step.
     Returns counts: episodes, steps, goals reached, steps where the grid or pocket changed
     other than by the action."""
     import jax

@@ -6,8 +6,9 @@ the task's observations it declares it reads (`BotSpec.observations`; "rgb" its 
 and `world` the privileged view of the whole world (every player's infos, the task's
 `state()`, the env itself). A bot that reads no "rgb" plays with a client that draws
 no frame. Scripted bots ("puppets") live in craftium_ma.evaluation.puppets; a path to a
-checkpoint of examples/train_ppo.py is a bot too (a saved policy), and so is each shipped
-baseline of a checkout (<task>.<algorithm>_baseline, baselines/results.json).
+checkpoint (of examples/train_ppo.py, or a saved BenchMARL policy) is a bot too (a saved
+policy), and so is each shipped baseline of a checkout (<task>.<algorithm>_baseline,
+baselines/results.json).
 
 `bots(task)` lists the bots training code may use; held-out bots are reachable only
 through scenarios tagged "held_out" (craftium_ma.evaluation.scenario).
@@ -128,7 +129,7 @@ def _load_baselines():
 # -- saved policies ------------------------------------------------------------------------
 
 class SavedPolicyBot:
-    """A checkpoint of examples/train_ppo.py playing a background slot."""
+    """A checkpoint (craftium_ma.policies.CheckpointPolicy) playing a background slot."""
 
     def __init__(self, path: str, rng: np.random.Generator):
         from ..policies import CheckpointPolicy
