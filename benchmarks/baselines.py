@@ -27,6 +27,12 @@ each focal per-capita return beside the random and scripted references and the t
 normalised score (--scenarios-only does this part alone).
 docs/img/baselines.png shows every row's curve, a panel per task, the mean over seeds with
 a 95 % bootstrap interval.
+
+A competitive task trained in self-play (its agents share one policy) returns 0 per agent on
+average in its own env, so its config names an `eval_scenario` (duel_0: one focal player
+against a scripted fighter): each policy, the random one too, is scored as that scenario's
+focal population (focal per-capita return), and the curve is the same score of the
+trainer's snapshots (`snapshots` under [train]) instead of the training episodes' returns.
 """
 
 from __future__ import annotations
@@ -73,6 +79,10 @@ def load_config(path: Path) -> dict:
                            "eval_seed", "train") if k not in config]
     if missing:
         raise ValueError(f"{path}: the config lacks {', '.join(missing)}")
+    if "eval_scenario" in config:
+        scenario(config["eval_scenario"])  # an unknown name is an error now, not after training
+        if not config["train"].get("snapshots"):
+            raise ValueError(f"{path}: an eval_scenario's curve needs snapshots under [train]")
     if config["algorithm"] not in TRAINERS:
         raise ValueError(f"{path}: unknown algorithm {config['algorithm']!r}; "
                          f"known: {sorted(TRAINERS)}")
@@ -91,8 +101,11 @@ def trainer_options(config: dict, seed: int) -> list[str]:
             "--run-name", f"{config['name']}_seed{seed}", "--out-dir", str(run_dir(config, seed)),
             "--quiet"]
     for key, value in config["train"].items():
-        value = json.dumps(value) if isinstance(value, dict) else value
-        argv += [f"--{key.replace('_', '-')}", str(value)]
+        flag = key.replace("_", "-")
+        if isinstance(value, bool):  # argparse's BooleanOptionalAction: --flag, --no-flag
+            argv.append(f"--{flag}" if value else f"--no-{flag}")
+        else:
+            argv += [f"--{flag}", json.dumps(value) if isinstance(value, dict) else str(value)]
     return argv
 
 
@@ -105,17 +118,35 @@ def train(config: dict, seed: int) -> float:
 
 
 def episode_returns(policy, config: dict, **env_kwargs) -> list[float]:
-    """The mean return per agent of each evaluation episode of `policy`."""
+    """The mean return per agent of each evaluation episode of `policy` (in the config's
+    eval_scenario: the focal per-capita return, in the scenario's own env)."""
+    where = ({"scenarios": [config["eval_scenario"]]} if "eval_scenario" in config
+             else {"task": config["task"], **env_kwargs})
     with tempfile.TemporaryDirectory() as tmp:
         records = Path(tmp) / "episodes.jsonl"
-        evaluate(policy, task=config["task"], episodes=config["eval_episodes"],
-                 seed=config["eval_seed"], records=records, **env_kwargs)
-        lines = records.read_text().splitlines()
-    return [float(np.mean(list(json.loads(line)["returns"].values()))) for line in lines]
+        evaluate(policy, episodes=config["eval_episodes"], seed=config["eval_seed"],
+                 records=records, **where)
+        lines = [json.loads(line) for line in records.read_text().splitlines()]
+    if "eval_scenario" in config:
+        return [line["focal_per_capita_return"] for line in lines]
+    return [float(np.mean(list(line["returns"].values()))) for line in lines]
+
+
+def curve_steps(config: dict, seed: int) -> list[int]:
+    """Where a curve's points lie: the end of each bin, or each snapshot's agent steps."""
+    if "eval_scenario" in config:
+        return sorted(int(p.stem.split("_")[1])
+                      for p in run_dir(config, seed).glob("snapshot_*.pt"))
+    return [round(x) for x in np.linspace(0, config["budget_agent_steps"], CURVE_BINS + 1)[1:]]
 
 
 def curve(config: dict, seed: int) -> list[float | None]:
-    """The training's mean return per agent of the episodes that ended in each bin."""
+    """The training's mean return per agent of the episodes that ended in each bin; in an
+    eval_scenario, each snapshot's mean score there."""
+    if "eval_scenario" in config:
+        return [round(float(np.mean(episode_returns(
+            run_dir(config, seed) / f"snapshot_{steps}.pt", config))), 4)
+            for steps in curve_steps(config, seed)]
     edges = np.linspace(0, config["budget_agent_steps"], CURVE_BINS + 1)
     with open(run_dir(config, seed) / "episodes.csv") as f:
         rows = list(csv.DictReader(f))
@@ -169,10 +200,9 @@ def score(config: dict, wall_times: dict[int, float], out: Path) -> dict:
         "checkpoint": ship(config, best, out), "checkpoint_seed": best,
         "observations": observation_names(checkpoint),
         "evaluate_args": ["--seed", str(config["eval_seed"])],
-        "curve": {"agent_steps": [round(x) for x in np.linspace(
-            0, config["budget_agent_steps"], CURVE_BINS + 1)[1:]],
-            "per_seed": {str(s): curve(config, s) for s in seeds}},
-    }
+        "curve": {"agent_steps": curve_steps(config, seeds[0]),
+                  "per_seed": {str(s): curve(config, s) for s in seeds}},
+    } | ({"eval_scenario": config["eval_scenario"]} if "eval_scenario" in config else {})
 
 
 def scenario_scores(row: dict) -> dict | None:
@@ -203,7 +233,8 @@ def table(rows: list[dict]) -> str:
         low, high = r["return_ci95"]
         per_seed = ", ".join(f"{v:.2f}" for v in r["return_per_seed"].values())
         in_scenarios = f"{r['scenarios']['normalised']:.2f}" if r.get("scenarios") else "-"
-        lines.append(f"| {r['task']} | {r['algorithm']} | {len(r['seeds'])} | "
+        task = f"{r['task']} (in {r['eval_scenario']})" if "eval_scenario" in r else r["task"]
+        lines.append(f"| {task} | {r['algorithm']} | {len(r['seeds'])} | "
                      f"{r['budget_agent_steps']:,} | {r['wall_time_s'] / 60:.1f} | "
                      f"**{r['return_mean']:.2f}** [{low:.2f}, {high:.2f}] | {per_seed} | "
                      f"{r['random_return_mean']:.2f} | {in_scenarios} | `{r['checkpoint']}` |")
@@ -232,7 +263,9 @@ def plot(rows: list[dict], figure: Path) -> None:
                    color="grey", ls="--", label="random")
         ax.set_title(task, fontsize=9)
         ax.set_xlabel("agent steps (thousands)")
-        ax.set_ylabel("return per agent")
+        where = {r["eval_scenario"] for r in rows if r["task"] == task and "eval_scenario" in r}
+        ax.set_ylabel(f"focal return in {', '.join(sorted(where))}" if where
+                      else "return per agent")
         ax.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(figure, dpi=110)

@@ -53,6 +53,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--minibatch-iters", type=int, default=20)
     p.add_argument("--learning-rate", type=float, default=3e-4)
     p.add_argument("--ent-coef", type=float, default=0.01)
+    p.add_argument("--done-on-any", action=argparse.BooleanOptionalAction, default=True,
+                   help="an episode ends with its first agent's (TorchRL's default); "
+                        "--no-done-on-any: with its last agent's, the done agents padded")
     p.add_argument("--run-name", default="")
     p.add_argument("--out-dir", default="")
     p.add_argument("--quiet", action="store_true")
@@ -61,7 +64,8 @@ def parse_args(argv=None) -> argparse.Namespace:
 
 def experiment_of(args: argparse.Namespace, out: Path) -> Experiment:
     env = {"num_agents": args.num_agents, "max_cycles": args.max_cycles,
-           "frameskip": args.frameskip, "obs_size": args.obs_size}
+           "frameskip": args.frameskip, "obs_size": args.obs_size,
+           "done_on_any": args.done_on_any}
     if args.task_options:
         env["task_options"] = json.loads(args.task_options)
     task = CraftiumTask[args.task.upper()].get_task(env)

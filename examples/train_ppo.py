@@ -15,6 +15,7 @@ Writes into --out-dir (default out/ppo/<run-name>):
   updates.csv    one row per PPO update: losses, entropy, KL, clip fraction, steps/s
   curve.png      the learning curve (team and per-agent return against env steps)
   checkpoint.pt  model and optimizer state, args, step counters; reload with --resume
+  snapshot_<agent steps>.pt  with --snapshots N: the model at N points of the run
 
 Run `python examples/train_ppo.py --help` for the options; docs/training.md has the
 settings that learn small_room and the figures they give.
@@ -103,6 +104,10 @@ class Args:
     """default: out/ppo/<run-name>"""
     save_interval: int = 10
     """save the checkpoint and the curve every this many updates"""
+    snapshots: int = 0
+    """also keep the model at this many points spread evenly over the run, the last one
+    included, as snapshot_<agent steps>.pt (0: none); a competitive task's learning curve
+    is drawn from them against fixed opponents (benchmarks/baselines.py)"""
     resume: str = ""
     """checkpoint to continue from; its environment and model settings are used"""
     max_wall_time: float = 0.0
@@ -488,6 +493,11 @@ def train(args: Args) -> dict:
             progress.update()
             if update % args.save_interval == 0:
                 save()
+            points_passed = update * args.snapshots // num_updates
+            if points_passed > (update - 1) * args.snapshots // num_updates:
+                save_checkpoint(out / f"snapshot_{global_step}.pt", model,
+                                args=dataclasses.asdict(args), global_step=global_step,
+                                update=update, wall_time=wall_offset + time.time() - start)
             if args.max_wall_time and time.time() - start > args.max_wall_time:
                 log(f"stopping: --max-wall-time {args.max_wall_time:g} s reached")
                 break

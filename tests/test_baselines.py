@@ -33,11 +33,17 @@ def run(*argv, timeout=600) -> str:
 
 
 def evaluate_row(row: dict, episodes: int) -> dict:
-    """`craftium-ma evaluate CHECKPOINT --task TASK --episodes N --json` with the row's
-    evaluate_args: its JSON line."""
-    out = run("-m", "craftium_ma", "evaluate", ROOT / row["checkpoint"], "--task", row["task"],
+    """`craftium-ma evaluate CHECKPOINT --task TASK --episodes N --json` (`--scenario NAME`
+    for a row scored in its eval_scenario) with the row's evaluate_args: its JSON line."""
+    where = (["--scenario", row["eval_scenario"]] if "eval_scenario" in row
+             else ["--task", row["task"]])
+    out = run("-m", "craftium_ma", "evaluate", ROOT / row["checkpoint"], *where,
               "--episodes", episodes, "--json", *row["evaluate_args"])
     return json.loads(out.strip().splitlines()[-1])
+
+
+def row_score(played: dict) -> float:
+    return played.get("focal_per_capita_return", played.get("mean_return"))
 
 
 def episode_returns(policy, tmp_path, name: str, **env_kwargs) -> np.ndarray:
@@ -88,6 +94,12 @@ def test_each_algorithm_learns_a_tiny_room_within_ci_time(algorithm, tmp_path):
     trained = tmp_path / Path(row["checkpoint"]).name
     if algorithm == "ppo":
         untrained_ppo(trained, tmp_path / "untrained.pt")
+        # --snapshots 2: the model halfway and at the end, the end's the shipped one's
+        half, end = sorted(ROOT.glob(f"out/baselines/{tiny.stem}/seed1/snapshot_*.pt"),
+                           key=lambda p: int(p.stem.split("_")[1]))
+        assert int(half.stem.split("_")[1]) == row["budget_agent_steps"] // 2
+        assert torch.load(end, weights_only=False)["probe_logits"] == torch.load(
+            trained, weights_only=False)["probe_logits"]
     else:
         untrained_benchmarl(tiny, tmp_path / "untrained.pt")
     after = episode_returns(trained, tmp_path, "after")
@@ -96,8 +108,19 @@ def test_each_algorithm_learns_a_tiny_room_within_ci_time(algorithm, tmp_path):
     gain = after - before
     low = np.percentile(np.random.default_rng(0).choice(gain, (10_000, len(gain))).mean(1), 2.5)
     assert low > 0, f"no gain: before {before.mean():.2f}, after {after.mean():.2f}, {low=:.2f}"
-    played = evaluate_row(row | {"checkpoint": trained}, 1)
-    assert played["task"] == "small_room" and played["episodes"] == 1
+
+
+def test_a_config_scored_in_a_scenario_is_checked_before_training(tmp_path):
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import baselines
+    config = tmp_path / "duel.toml"
+    duel = (ROOT / "baselines" / "configs" / "ppo_duel.toml").read_text()
+    config.write_text(duel.replace('eval_scenario = "duel_0"', 'eval_scenario = "duel_9"'))
+    with pytest.raises(ValueError, match="unknown scenario 'duel_9'"):
+        baselines.load_config(config)
+    config.write_text(duel.replace("snapshots = 4", ""))
+    with pytest.raises(ValueError, match="needs snapshots"):
+        baselines.load_config(config)
 
 
 def test_results_hold_every_promised_field_and_file():
@@ -117,8 +140,18 @@ def test_results_hold_every_promised_field_and_file():
 @pytest.mark.engine
 @pytest.mark.parametrize("row", ROWS, ids=[r["name"] for r in ROWS])
 def test_each_shipped_policy_loads_fits_its_task_and_plays(row):
-    played = evaluate_row(row, 1)
-    assert played["task"] == row["task"] and played["episodes"] == 1
+    """An episode of the row's evaluation: in its eval_scenario, or its task cut to 30 steps
+    (evaluate() checks the policy's spaces against the env's first)."""
+    where = ({"scenarios": [row["eval_scenario"]]} if "eval_scenario" in row
+             else {"task": row["task"], "max_cycles": 30})
+    [played] = evaluate(ROOT / row["checkpoint"], episodes=1, seed=row["eval_seed"], **where)
+    assert played["episodes"] == 1 and math.isfinite(row_score(played))
+
+
+@pytest.mark.engine
+def test_a_row_plays_from_the_shell_with_its_evaluate_args():
+    played = evaluate_row(ROWS[0], 1)
+    assert played["task"] == ROWS[0]["task"] and played["episodes"] == 1
     assert math.isfinite(played["mean_return"])
 
 
@@ -143,5 +176,5 @@ def test_each_shipped_policy_is_a_named_background_bot():
 @pytest.mark.parametrize("row", ROWS, ids=[r["name"] for r in ROWS])
 def test_each_shipped_policy_scores_what_its_row_says(row):
     played = evaluate_row(row, row["eval_episodes"])
-    assert played["mean_return"] == pytest.approx(
+    assert row_score(played) == pytest.approx(
         row["return_per_seed"][str(row["checkpoint_seed"])], abs=1e-3)

@@ -112,6 +112,39 @@ def check_saved_policy(experiment, task: str, groups: dict, tmp_path) -> None:
     assert played["episodes"] == 1 and math.isfinite(played["mean_return"])
 
 
+@pytest.mark.engine
+@pytest.mark.parametrize("done_on_any", [True, False])
+def test_an_episode_ends_with_its_first_agent_unless_done_on_any_is_false(done_on_any):
+    """spiders_attack's test layout: a spider bites idle agent_0 until it dies while
+    agent_1 stands far away. By default the env is done at that step; with done_on_any
+    False it goes on, agent_0's rows padded and masked out."""
+    from craftium_ma.integrations.benchmarl import CraftiumTask
+
+    task = CraftiumTask.SPIDERS_ATTACK.get_task({
+        "num_agents": 2, "obs_size": 16, "frameskip": 4, "done_on_any": done_on_any,
+        "task_options": {"layout": "test", "spider_damage": 5}})
+    env = task.get_env_fun(1, False, 0, "cpu")()
+    try:
+        td = env.reset()
+        idle = TensorDict({"agents": TensorDict({"action": torch.zeros(2, dtype=torch.long)},
+                                                batch_size=[2])}, batch_size=[])
+        for _ in range(60):
+            td = env.step(idle)["next"]
+            if td["agents", "done"][0]:
+                break
+        else:
+            pytest.fail("agent_0 never died")
+        assert not td["agents", "done"][1]
+        assert bool(td["done"]) is done_on_any
+        if not done_on_any:
+            assert td["agents", "mask"].tolist() == [False, True]
+            td = env.step(idle)["next"]  # agent_0's action is left out, agent_1 goes on
+            assert td["agents", "mask"].tolist() == [False, True] and not td["done"]
+            assert not td["agents", "observation"][0].any() and td["agents", "reward"][0] == 0
+    finally:
+        env.close()
+
+
 def test_each_env_a_task_builds_gets_the_next_seed(monkeypatch):
     from craftium_ma.integrations.benchmarl import CraftiumTask
 

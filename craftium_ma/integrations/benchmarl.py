@@ -26,7 +26,9 @@ The env is craftium_ma.parallel_env(...) wrapped by TorchRL's PettingZooWrapper:
   (MAPPO's); its spec is state_spec();
 - actions: discrete only; render off (has_render is False);
 - episodes: TorchRL resets a parallel env when any agent is done, so a BenchMARL episode
-  ends with its first agent's;
+  ends with its first agent's; with "done_on_any": False in the task's config it goes on
+  until every agent is done, a done agent's rows padded (zeros, reward 0, done) and marked
+  by TorchRL's (group, "mask"), which BenchMARL's losses do not read;
 - seeds: the k-th env a task object builds (k = 0, 1, ...) gets the experiment's seed + k,
   so that BenchMARL's evaluation env and its n_envs_per_worker training envs play
   different episodes.
@@ -62,6 +64,12 @@ from ..models import probe_input
 from ..tasks import tasks
 
 ONE_GROUP = "agents"  # the group of a task without teams
+WRAPPER_OPTIONS = {"done_on_any": True}  # config keys for TorchRL's wrapper, and defaults
+
+
+def env_config(config: dict) -> dict:
+    """A task config without the wrapper's options: parallel_env's keyword arguments."""
+    return {k: v for k, v in config.items() if k not in WRAPPER_OPTIONS}
 
 
 def group_map(env) -> dict[str, list[str]]:
@@ -75,7 +83,8 @@ def group_map(env) -> dict[str, list[str]]:
 
 class CraftiumTaskClass(TaskClass):
     """One craftium-ma task for BenchMARL: name is the task id (any case), config the
-    keyword arguments of craftium_ma.parallel_env (with task_dir=, name only names it)."""
+    keyword arguments of craftium_ma.parallel_env (with task_dir=, name only names it)
+    and WRAPPER_OPTIONS (done_on_any: see the module doc)."""
 
     def __init__(self, name: str, config: dict[str, Any] | None):
         super().__init__(name, config)
@@ -87,11 +96,13 @@ class CraftiumTaskClass(TaskClass):
 
     def make_env(self, seed: int | None = None, device="cpu") -> PettingZooWrapper:
         """The task's env as TorchRL's PettingZooWrapper, reset once with seed."""
-        config = dict(self.config)
+        config = env_config(self.config)
+        done_on_any = self.config.get("done_on_any", WRAPPER_OPTIONS["done_on_any"])
         task = None if "task_dir" in config else self.name.lower()
         env = parallel_env(task, **config)
         return PettingZooWrapper(env, group_map=group_map(env), categorical_actions=True,
                                  return_state=hasattr(env, "state_space"), seed=seed,
+                                 done_on_any=done_on_any, use_mask=not done_on_any,
                                  device=device)
 
     def get_env_fun(self, num_envs: int, continuous_actions: bool, seed: int | None,
@@ -210,7 +221,7 @@ def save_policy(experiment, path: str | Path, group: str | None = None, **fields
             model, (probe,), dynamic_shapes=({0: torch.export.Dim("batch", min=1)},))
     buffer = io.BytesIO()
     torch.export.save(program, buffer)
-    config = dict(experiment.task.config)
+    config = env_config(experiment.task.config)
     env = parallel_env(None if "task_dir" in config else experiment.task.name.lower(), **config)
     env.close()  # never reset: only its settings are read
     height, width = env.unwrapped.obs_size

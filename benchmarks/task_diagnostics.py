@@ -1,0 +1,104 @@
+"""Why a baseline learns a task slowly or not at all: what a uniformly random policy meets in
+the env of the task's baseline config (baselines/configs/ppo_<task>.toml), per episode.
+
+- pressure_plates: the steps an agent stands on plate A, on plate B, and with the door open
+  (both held), and whether an agent got through (the task's only reward);
+- spiders_attack: the step the first agent dies (where a BenchMARL episode ends: TorchRL
+  resets a parallel env when any agent is done), the episode's length, and the kills
+  before and after that step.
+
+    .venv/bin/python benchmarks/task_diagnostics.py --episodes 20
+
+Writes benchmarks/results/task_diagnostics.json (each task's episodes and their means);
+docs/baselines.md quotes it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tomllib
+from pathlib import Path
+
+import numpy as np
+
+import craftium_ma
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "benchmarks"))
+import measure  # noqa: E402
+
+OUT = ROOT / "benchmarks" / "results" / "task_diagnostics.json"
+PLATES = {"a": (2, 2), "b": (5, 7)}  # (x, z) of pressure_plates' plates (docs/tasks/)
+HOLD = 0.8  # an agent holds a plate within this of its node on x and z
+
+
+def baseline_env(task: str):
+    options = tomllib.loads((ROOT / "baselines" / "configs" / f"ppo_{task}.toml").read_text())
+    train = options["train"]
+    return craftium_ma.parallel_env(task, **{k: train[k] for k in (
+        "num_agents", "max_cycles", "frameskip", "obs_size")})
+
+
+def pressure_plates_episode(env, seed: int, rng) -> dict:
+    env.reset(seed=seed)
+    held = {"plate_a": 0, "plate_b": 0, "door_open": 0}
+    steps = solved = 0
+    while env.agents:
+        _, rewards, *_ = env.step({a: int(rng.integers(env.action_space(a).n))
+                                   for a in env.agents})
+        state = env.state()
+        xz = state[1:].reshape(-1, 3)[:, :2]
+        for plate, at in PLATES.items():
+            held[f"plate_{plate}"] += int((np.abs(xz - at) < HOLD).all(1).any())
+        held["door_open"] += int(state[0] > 0)
+        steps += 1
+        solved = solved or any(r > 0 for r in rewards.values())
+    return {"steps": steps, **held, "solved": int(solved)}
+
+
+def spiders_attack_episode(env, seed: int, rng) -> dict:
+    env.reset(seed=seed)
+    steps = kills = 0
+    first_death, kills_before = None, 0
+    while env.agents:
+        _, rewards, terminations, *_ = env.step(
+            {a: int(rng.integers(env.action_space(a).n)) for a in env.agents})
+        steps += 1
+        if first_death is None:
+            kills_before = kills  # this step's kills come with or after the death
+        kills += sum(rewards.values())
+        if first_death is None and any(terminations.values()):
+            first_death = steps
+    return {"steps": steps, "first_death": first_death or steps, "kills": kills,
+            "kills_before_first_death": kills_before}
+
+
+EPISODE = {"pressure_plates": pressure_plates_episode, "spiders_attack": spiders_attack_episode}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--episodes", type=int, default=20)
+    parser.add_argument("--seed", type=int, default=10_000, help="the first episode's seed")
+    parser.add_argument("--tasks", nargs="+", default=list(EPISODE), choices=list(EPISODE))
+    args = parser.parse_args()
+    results = {"command": " ".join(["benchmarks/task_diagnostics.py", *sys.argv[1:]]),
+               "machine": measure.machine()}
+    for task in args.tasks:
+        rng = np.random.default_rng(0)
+        env = baseline_env(task)
+        try:
+            episodes = [EPISODE[task](env, args.seed + k, rng) for k in range(args.episodes)]
+        finally:
+            env.close()
+        means = {k: round(float(np.mean([e[k] for e in episodes])), 3) for k in episodes[0]}
+        results[task] = {"episodes": episodes, "mean": means}
+        print(task, json.dumps(means), flush=True)
+    OUT.write_text(json.dumps(results, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
