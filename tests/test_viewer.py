@@ -2,7 +2,9 @@
 real run, its HTTP API and token, and the `serve` command."""
 
 import json
+import os
 import re
+import shutil
 import subprocess
 import sys
 import threading
@@ -80,17 +82,21 @@ def live():
 
 
 @pytest.fixture(scope="module")
-def browser(live):
+def browser(live, tmp_path_factory):
+    # Chromium leaves its singleton socket's folder in TMPDIR after quitting: give it its own
+    tmp = tmp_path_factory.mktemp("chromium")
     options = webdriver.ChromeOptions()
     options.binary_location = "/usr/bin/chromium"
     for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                  "--window-size=1280,1100"):
         options.add_argument(flag)
-    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    service = Service("/usr/bin/chromedriver", env={**os.environ, "TMPDIR": str(tmp)})
+    driver = webdriver.Chrome(service=service, options=options)
     driver.set_page_load_timeout(30)
     driver.get(f"{live.base}/?token={TOKEN}")
     yield driver
     driver.quit()
+    shutil.rmtree(tmp)
 
 
 def request(url, body=None, token=TOKEN):
@@ -161,7 +167,7 @@ def pause_early_in_an_episode(live, steps_needed=6):
     assert request(f"{live.base}/api/control/pause", {})[0] == 200
     state = live.runner.snapshot()
     left = live.env.max_cycles - state.episode_step
-    if left < steps_needed:
+    if left <= steps_needed:  # to the next episode's start
         request(f"{live.base}/api/control/step", {"n": left})
     assert live.runner.snapshot().episode_step < live.env.max_cycles - steps_needed
 
