@@ -33,6 +33,10 @@ average in its own env, so its config names an `eval_scenario` (duel_0: one foca
 against a scripted fighter): each policy, the random one too, is scored as that scenario's
 focal population (focal per-capita return), and the curve is the same score of the
 trainer's snapshots (`snapshots` under [train]) instead of the training episodes' returns.
+
+A config's `eval_task_options` go over the task options of the evaluation's env (the
+policy's and the random one's; the row's evaluate_args pass them on): xland trains on the
+rulesets of split "train" and is scored on those of split "held-out".
 """
 
 from __future__ import annotations
@@ -117,6 +121,15 @@ def train(config: dict, seed: int) -> float:
     return float(checkpoint["wall_time"])
 
 
+def eval_env_options(config: dict, checkpoint: dict) -> dict:
+    """The env options of the evaluation: those of the checkpoint's training, with the
+    config's eval_task_options over its task options (xland: split = "held-out")."""
+    options = env_options(checkpoint)
+    if "eval_task_options" in config:
+        options["task_options"] = options.get("task_options", {}) | config["eval_task_options"]
+    return options
+
+
 def episode_returns(policy, config: dict, **env_kwargs) -> list[float]:
     """The mean return per agent of each evaluation episode of `policy` (in the config's
     eval_scenario: the focal per-capita return, in the scenario's own env)."""
@@ -179,9 +192,12 @@ def ship(config: dict, seed: int, out: Path) -> str:
 def score(config: dict, wall_times: dict[int, float], out: Path) -> dict:
     """The config's row from its trained seeds."""
     seeds = sorted(wall_times)
-    per_seed = {s: episode_returns(run_dir(config, s) / "checkpoint.pt", config) for s in seeds}
     checkpoint = torch.load(run_dir(config, seeds[0]) / "checkpoint.pt", weights_only=False)
-    random = episode_returns("random", config, **env_options(checkpoint))
+    options = eval_env_options(config, checkpoint)
+    given = {"task_options": options["task_options"]} if "eval_task_options" in config else {}
+    per_seed = {s: episode_returns(run_dir(config, s) / "checkpoint.pt", config, **given)
+                for s in seeds}
+    random = episode_returns("random", config, **options)
     best = max(seeds, key=lambda s: np.mean(per_seed[s]))
     rng = np.random.default_rng(0)
     return {
@@ -199,10 +215,11 @@ def score(config: dict, wall_times: dict[int, float], out: Path) -> dict:
         "random_return_ci95": two_level_ci([random], rng),
         "checkpoint": ship(config, best, out), "checkpoint_seed": best,
         "observations": observation_names(checkpoint),
-        "evaluate_args": ["--seed", str(config["eval_seed"])],
+        "evaluate_args": ["--seed", str(config["eval_seed"]), *(
+            ["--task-options", json.dumps(options["task_options"])] if given else [])],
         "curve": {"agent_steps": curve_steps(config, seeds[0]),
                   "per_seed": {str(s): curve(config, s) for s in seeds}},
-    } | ({"eval_scenario": config["eval_scenario"]} if "eval_scenario" in config else {})
+    } | {k: config[k] for k in ("eval_scenario", "eval_task_options") if k in config}
 
 
 def scenario_scores(row: dict) -> dict | None:
@@ -233,7 +250,9 @@ def table(rows: list[dict]) -> str:
         low, high = r["return_ci95"]
         per_seed = ", ".join(f"{v:.2f}" for v in r["return_per_seed"].values())
         in_scenarios = f"{r['scenarios']['normalised']:.2f}" if r.get("scenarios") else "-"
-        task = f"{r['task']} (in {r['eval_scenario']})" if "eval_scenario" in r else r["task"]
+        task = (f"{r['task']} (in {r['eval_scenario']})" if "eval_scenario" in r else
+                f"{r['task']} ({', '.join(f'{k} {v}' for k, v in r['eval_task_options'].items())})"
+                if "eval_task_options" in r else r["task"])
         lines.append(f"| {task} | {r['algorithm']} | {len(r['seeds'])} | "
                      f"{r['budget_agent_steps']:,} | {r['wall_time_s'] / 60:.1f} | "
                      f"**{r['return_mean']:.2f}** [{low:.2f}, {high:.2f}] | {per_seed} | "

@@ -49,14 +49,15 @@ import measure  # noqa: E402
 import train_ppo  # noqa: E402
 
 from craftium_ma.models import load_checkpoint  # noqa: E402
+from craftium_ma.envs.xland_v1 import split_benchmark  # noqa: E402
 from craftium_ma.xland import load_benchmark  # noqa: E402
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 BENCHMARK = "trivial-21k"
-SPLIT_SEED = 0  # the shuffle before the 80/20 split
-TRAIN, TEST = load_benchmark(BENCHMARK).shuffle(np.random.default_rng(SPLIT_SEED)).split(0.8)
+# the xland task's split option: shuffled with seed 0, 80 % "train", 20 % "held-out"
+TRAIN, TEST = (split_benchmark(load_benchmark(BENCHMARK), s) for s in ("train", "held-out"))
 SPLITS = ("train", "held-out")
 # --goals: the rulesets of each split kept (by goal id); "all" is the benchmark's
 GOAL_SETS = {"all": None, "hold-near": (1, 3, 11, 12, 13, 14)}

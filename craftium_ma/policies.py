@@ -50,7 +50,7 @@ class CheckpointPolicy:
 
     def check_fits(self, observation_space, action_space, who: str) -> None:
         """A ValueError naming what differs where `who`'s spaces are not those the checkpoint
-        was trained on."""
+        was trained on (its actions may be the first of a larger space)."""
         from .models import ModelInput
         try:
             shape = ModelInput.for_checkpoint(self.checkpoint, observation_space).shape
@@ -60,7 +60,8 @@ class CheckpointPolicy:
         trained = self.checkpoint["obs_shape"]
         trained = ({k: tuple(v) for k, v in trained.items()} if isinstance(trained, dict)
                    else tuple(trained))
-        if shape != trained or getattr(action_space, "n", None) != self.checkpoint["n_actions"]:
+        # a policy of the first n actions (train_ppo's --num-actions) acts in the whole space
+        if shape != trained or getattr(action_space, "n", 0) < self.checkpoint["n_actions"]:
             raise ValueError(f"checkpoint {self.path} (task {self.task!r}) takes observations of "
                              f"shape {trained} and {self.checkpoint['n_actions']} actions; "
                              f"{who} has {shape} and {action_space}")

@@ -139,6 +139,24 @@ def test_a_checkpoint_that_does_not_fit_the_task_is_refused_naming_both_shapes(t
                  {VISITOR}, "")
 
 
+def test_a_checkpoint_of_the_first_actions_fits_a_larger_action_space(tmp_path):
+    """train_ppo's --num-actions 6 on xland (its first six actions, no no-op): the policy
+    acts in the task's seven; more actions than the space has are refused."""
+    torch = pytest.importorskip("torch")
+    from gymnasium import spaces
+    from craftium_ma.models import ActorCritic
+    from craftium_ma.policies import CheckpointPolicy
+    path = tmp_path / "six.pt"
+    torch.save({"model": ActorCritic((32, 32, 3), 6).state_dict(), "obs_shape": [32, 32, 3],
+                "n_actions": 6, "args": {"task": "xland", "observations": "rgb",
+                                         "grayscale": False, "frame_stack": 1}}, path)
+    policy = CheckpointPolicy(path)
+    frames = spaces.Box(0, 255, (32, 32, 3), np.uint8)
+    policy.check_fits(frames, spaces.Discrete(7), "agent_0")
+    with pytest.raises(ValueError, match="6 actions; agent_0 has .* Discrete.5."):
+        policy.check_fits(frames, spaces.Discrete(5), "agent_0")
+
+
 # -- with the engine -----------------------------------------------------------------------------
 
 @pytest.mark.engine

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import craftium_ma
-from craftium_ma.envs.xland_v1 import XLandEnv
+from craftium_ma.envs.xland_v1 import XLandEnv, split_benchmark
 from craftium_ma.testing import assert_same
 from craftium_ma.xland import Ruleset, generate_benchmark, goal_reward
 from craftium_ma.xland.encoding import FLOOR, WALL, Action, Colour, Tile
@@ -233,6 +233,22 @@ def test_trial_episodes_keep_ruleset_and_layout(env, small):
     assert worlds[0] == worlds[1] == worlds[2] != worlds[3]
 
 
+@pytest.mark.engine
+def test_split_samples_only_its_own_rulesets(env, small):
+    """split "train" and "held-out": 80 % and 20 % of the benchmark, apart; each reset draws
+    from its own part (a draw from the whole would land in the other part 1 time in 5)."""
+    def key(ruleset):
+        return ruleset.goal.tobytes() + ruleset.rules.tobytes() + ruleset.init_tiles.tobytes()
+    parts = {split: split_benchmark(small, split) for split in ("train", "held-out")}
+    assert {s: b.num_rulesets() for s, b in parts.items()} == {"train": 400, "held-out": 100}
+    keys = {s: {key(b.get_ruleset(i)) for i in range(b.num_rulesets())} for s, b in parts.items()}
+    assert not keys["train"] & keys["held-out"]
+    for split in parts:
+        for seed in range(12):
+            env.reset(seed=seed, options={"benchmark": small, "split": split})
+            assert key(env.ruleset) in keys[split]
+
+
 # -- the planner in 3D ---------------------------------------------------------------
 
 @pytest.mark.engine
@@ -276,7 +292,7 @@ def test_malformed_state_or_ruleset_raises_before_the_engine(bad, message):
 @pytest.mark.parametrize("options, message", [
     ({"mode": "teams"}, "mode must be one of"), ({"layout": "maze"}, "layout must be"),
     ({"trial_episodes": 0}, "trial_episodes"),
-    ({"benchmark": 5}, "benchmark must be"),
+    ({"benchmark": 5}, "benchmark must be"), ({"split": "test"}, "split must be one of"),
 ])
 def test_bad_task_options(options, message):
     with pytest.raises(ValueError, match=message):

@@ -23,6 +23,11 @@ from craftium_ma.xland.world import (DIRECTION_YAWS, LAYOUTS, MAX_SIZE, STATE_PE
                                      STATE_SHARED, make_world, max_steps)
 
 MODES = ("cooperative", "competitive", "independent")
+# task option split: the benchmark's rulesets shuffled with numpy's default_rng(SPLIT_SEED),
+# the first TRAIN_FRACTION of them "train" and the rest "held-out" (as XLand-MiniGrid's
+# training scripts hold rulesets out: shuffle, then split)
+SPLITS = ("all", "train", "held-out")
+SPLIT_SEED, TRAIN_FRACTION = 0, 0.8
 # reset(options=...) keys that give the episode's state (craftium_ma.xland.world.make_world)
 STATE_OPTIONS = ("grid", "agent_positions", "agent_directions", "agent_pockets")
 
@@ -33,6 +38,19 @@ MISSION_BYTES = 1024  # infos["mission"]: the mission text's UTF-8, zero-padded
 RULE_ROWS = 18
 
 _load_benchmark = functools.lru_cache(maxsize=4)(load_benchmark)
+
+
+def split_benchmark(benchmark: Benchmark, split: str) -> Benchmark:
+    """The rulesets of `split` (SPLITS) of the benchmark."""
+    if split == "all":
+        return benchmark
+    train, held_out = benchmark.shuffle(np.random.default_rng(SPLIT_SEED)).split(TRAIN_FRACTION)
+    return train if split == "train" else held_out
+
+
+@functools.lru_cache(maxsize=8)
+def _named_benchmark(name: str, split: str) -> Benchmark:
+    return split_benchmark(_load_benchmark(name), split)
 
 
 def as_ruleset(value) -> Ruleset:
@@ -62,6 +80,9 @@ def _check_options(options: dict, num_agents: int) -> None:
         raise ValueError(f"task option layout must be one of {', '.join(LAYOUTS)}, "
                          f"got {options['layout']!r}")
     positive_int("task option trial_episodes", options["trial_episodes"])
+    if options["split"] not in SPLITS:
+        raise ValueError(f"task option split must be one of {', '.join(SPLITS)}, "
+                         f"got {options['split']!r}")
     benchmark = options["benchmark"]
     if not isinstance(benchmark, (str, Benchmark)):
         raise ValueError(f"task option benchmark must be a benchmark name or a Benchmark, "
@@ -85,6 +106,7 @@ class XLandEnv(CraftiumParallelEnv):
         self._next_ruleset: Ruleset | None = None
         self._next_state: dict = {}
         self._trial: tuple[Ruleset, int, int] | None = None  # ruleset, layout seed, episodes left
+        self._split = (None, None, None)  # a given Benchmark, the split, its rulesets
         self.ruleset: Ruleset | None = None  # the current episode's
         self.world = None
         self._extra_infos: dict[str, dict] = {}
@@ -136,8 +158,14 @@ class XLandEnv(CraftiumParallelEnv):
                               **self._extra_infos[agent]}
         return out
 
-    def _benchmark(self, benchmark) -> Benchmark:
-        return benchmark if isinstance(benchmark, Benchmark) else _load_benchmark(benchmark)
+    def _benchmark(self, benchmark, split: str) -> Benchmark:
+        if isinstance(benchmark, str):
+            return _named_benchmark(benchmark, split)
+        given, given_split, rulesets = self._split  # a Benchmark is split once, not every reset
+        if given is not benchmark or given_split != split:
+            rulesets = split_benchmark(benchmark, split)
+            self._split = (benchmark, split, rulesets)
+        return rulesets
 
     def episode_options(self, task_options: dict, seed: int) -> dict:
         _check_options(task_options, len(self.possible_agents))  # reset(options=...) may set them
@@ -148,7 +176,8 @@ class XLandEnv(CraftiumParallelEnv):
             ruleset, layout_seed, left = self._trial
             left -= 1
         else:
-            ruleset = self._benchmark(task_options["benchmark"]).sample_ruleset(
+            benchmark = self._benchmark(task_options["benchmark"], task_options["split"])
+            ruleset = benchmark.sample_ruleset(
                 np.random.default_rng(seed))
             layout_seed, left = seed, task_options["trial_episodes"] - 1
         world = make_world(ruleset, len(self.possible_agents), task_options["mode"], layout_seed,
