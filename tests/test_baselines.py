@@ -123,6 +123,19 @@ def test_a_config_scored_in_a_scenario_is_checked_before_training(tmp_path):
         baselines.load_config(config)
 
 
+def test_xlands_row_trains_on_the_train_split_and_scores_on_the_held_out_one():
+    """The config's eval_task_options go over the task options of the checkpoint's training
+    for the evaluation, the policy's and the random one's."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import baselines
+    config = baselines.load_config(ROOT / "baselines" / "configs" / "ppo_xland_trivial.toml")
+    argv = baselines.trainer_options(config, 1)
+    assert argv[argv.index("--task-options") + 1] == '{"split": "train"}'
+    trained = {"args": {"task": "xland", "num_agents": 1, "max_cycles": 243, "obs_size": 48,
+                        "frameskip": 1, "task_options": '{"split": "train"}'}}
+    assert baselines.eval_env_options(config, trained)["task_options"] == {"split": "held-out"}
+
+
 def test_results_hold_every_promised_field_and_file():
     assert ROWS, "baselines/results.json has no row"
     for row in ROWS:
