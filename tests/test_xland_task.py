@@ -247,6 +247,10 @@ def test_split_samples_only_its_own_rulesets(env, small):
         for seed in range(12):
             env.reset(seed=seed, options={"benchmark": small, "split": split})
             assert key(env.ruleset) in keys[split]
+    # a trial drawn from one split ends where the next reset draws from the other
+    env.reset(seed=0, options={"benchmark": small, "split": "train", "trial_episodes": 3})
+    env.reset(seed=1, options={"benchmark": small, "split": "held-out", "trial_episodes": 3})
+    assert key(env.ruleset) in keys["held-out"]
 
 
 # -- the planner in 3D ---------------------------------------------------------------

@@ -105,7 +105,8 @@ class XLandEnv(CraftiumParallelEnv):
             self.max_cycles = max_steps(options["layout"])
         self._next_ruleset: Ruleset | None = None
         self._next_state: dict = {}
-        self._trial: tuple[Ruleset, int, int] | None = None  # ruleset, layout seed, episodes left
+        # ruleset, layout seed, episodes left, the rulesets it was drawn from
+        self._trial: tuple[Ruleset, int, int, Benchmark | None] | None = None
         self._split = (None, None, None)  # a given Benchmark, the split, its rulesets
         self.ruleset: Ruleset | None = None  # the current episode's
         self.world = None
@@ -169,20 +170,22 @@ class XLandEnv(CraftiumParallelEnv):
 
     def episode_options(self, task_options: dict, seed: int) -> dict:
         _check_options(task_options, len(self.possible_agents))  # reset(options=...) may set them
+        benchmark = self._benchmark(task_options["benchmark"], task_options["split"])
+        # a trial goes on while its rulesets are drawn from where it started (a given
+        # ruleset's, from anywhere): a held-out split never replays a training ruleset
         if self._next_ruleset is not None:
-            ruleset, layout_seed = self._next_ruleset, seed
+            ruleset, layout_seed, drawn_from = self._next_ruleset, seed, None
             left = task_options["trial_episodes"] - 1
-        elif self._trial is not None and self._trial[2] > 0:
-            ruleset, layout_seed, left = self._trial
+        elif self._trial is not None and self._trial[2] > 0 and (
+                self._trial[3] is None or self._trial[3] is benchmark):
+            ruleset, layout_seed, left, drawn_from = self._trial
             left -= 1
         else:
-            benchmark = self._benchmark(task_options["benchmark"], task_options["split"])
-            ruleset = benchmark.sample_ruleset(
-                np.random.default_rng(seed))
-            layout_seed, left = seed, task_options["trial_episodes"] - 1
+            ruleset = benchmark.sample_ruleset(np.random.default_rng(seed))
+            layout_seed, left, drawn_from = seed, task_options["trial_episodes"] - 1, benchmark
         world = make_world(ruleset, len(self.possible_agents), task_options["mode"], layout_seed,
                            task_options["layout"], **self._next_state)
-        self._trial = (ruleset, layout_seed, left)
+        self._trial = (ruleset, layout_seed, left, drawn_from)
         self.ruleset, self.world, self._episode_task_options = ruleset, world, task_options
         active = ruleset.rules[ruleset.rules[:, 0] != 0]  # without the empty rules' padding
         if len(active) > RULE_ROWS:
