@@ -170,19 +170,21 @@ class XLandEnv(CraftiumParallelEnv):
 
     def episode_options(self, task_options: dict, seed: int) -> dict:
         _check_options(task_options, len(self.possible_agents))  # reset(options=...) may set them
-        benchmark = self._benchmark(task_options["benchmark"], task_options["split"])
-        # a trial goes on while its rulesets are drawn from where it started (a given
-        # ruleset's, from anywhere): a held-out split never replays a training ruleset
         if self._next_ruleset is not None:
             ruleset, layout_seed, drawn_from = self._next_ruleset, seed, None
             left = task_options["trial_episodes"] - 1
-        elif self._trial is not None and self._trial[2] > 0 and (
-                self._trial[3] is None or self._trial[3] is benchmark):
-            ruleset, layout_seed, left, drawn_from = self._trial
-            left -= 1
         else:
-            ruleset = benchmark.sample_ruleset(np.random.default_rng(seed))
-            layout_seed, left, drawn_from = seed, task_options["trial_episodes"] - 1, benchmark
+            benchmark = self._benchmark(task_options["benchmark"], task_options["split"])
+            # a trial goes on while the rulesets are those it was drawn from (a given
+            # ruleset's, any): a held-out split never replays a training ruleset
+            if self._trial is not None and self._trial[2] > 0 and (
+                    self._trial[3] is None or self._trial[3] is benchmark):
+                ruleset, layout_seed, left, drawn_from = self._trial
+                left -= 1
+            else:
+                ruleset = benchmark.sample_ruleset(np.random.default_rng(seed))
+                layout_seed, drawn_from = seed, benchmark
+                left = task_options["trial_episodes"] - 1
         world = make_world(ruleset, len(self.possible_agents), task_options["mode"], layout_seed,
                            task_options["layout"], **self._next_state)
         self._trial = (ruleset, layout_seed, left, drawn_from)
