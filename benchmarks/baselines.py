@@ -240,6 +240,14 @@ def scenario_scores(row: dict) -> dict | None:
         for r in results}}
 
 
+def row_label(row: dict) -> str:
+    """The task, and where it is scored when that is not its own env as trained."""
+    if "eval_scenario" in row:
+        return f"{row['task']} (in {row['eval_scenario']})"
+    options = ", ".join(f"{k} {v}" for k, v in row.get("eval_task_options", {}).items())
+    return f"{row['task']} ({options})" if options else row["task"]
+
+
 def table(rows: list[dict]) -> str:
     """results.md: one line per row."""
     lines = ["| task | algorithm | seeds | agent steps | wall time per seed (min) | return per "
@@ -250,9 +258,7 @@ def table(rows: list[dict]) -> str:
         low, high = r["return_ci95"]
         per_seed = ", ".join(f"{v:.2f}" for v in r["return_per_seed"].values())
         in_scenarios = f"{r['scenarios']['normalised']:.2f}" if r.get("scenarios") else "-"
-        task = (f"{r['task']} (in {r['eval_scenario']})" if "eval_scenario" in r else
-                f"{r['task']} ({', '.join(f'{k} {v}' for k, v in r['eval_task_options'].items())})"
-                if "eval_task_options" in r else r["task"])
+        task = row_label(r)
         lines.append(f"| {task} | {r['algorithm']} | {len(r['seeds'])} | "
                      f"{r['budget_agent_steps']:,} | {r['wall_time_s'] / 60:.1f} | "
                      f"**{r['return_mean']:.2f}** [{low:.2f}, {high:.2f}] | {per_seed} | "
