@@ -109,3 +109,42 @@ def test_random_layout_is_seeded(env):
     np.testing.assert_allclose(env.state(), first, atol=1e-4)
     env.reset(seed=2, options=layout)
     assert not np.allclose(env.state(), first)
+
+
+def plates_potential(state, n=2):
+    """reward = "distance"'s potential, from state(): minus 0.05 times the distance from the
+    plates to the nearest pair of agents, one on each."""
+    def distance(i, plate):
+        return np.hypot(*(np.subtract(pos(state, i), plate)))
+    return -0.05 * min(distance(i, PLATE_A) + distance(j, PLATE_B)
+                       for i in range(n) for j in range(n) if i != j)
+
+
+def test_distance_reward_pays_each_step_the_change_of_the_plates_potential(env):
+    """agent_1 walks onto plate B, which opens the door, and on into the goal room."""
+    env.reset(seed=0, options={"layout": "test", "reward": "distance"})
+    start = before = plates_potential(env.state())
+    shaping = []
+    for _ in range(40):
+        _, rewards, terminations, _, _ = env.step({"agent_0": NOOP, "agent_1": FORWARD})
+        after, goal = plates_potential(env.state()), int(any(terminations.values()))
+        assert rewards["agent_0"] == rewards["agent_1"]
+        assert rewards["agent_0"] - goal == pytest.approx(after - before, abs=1e-4)
+        shaping.append(rewards["agent_0"] - goal)
+        before = after
+        if goal:
+            break
+    else:
+        pytest.fail("agent_1 never reached the goal room")
+    # nearing plate B paid as it happened; the episode's shaping is the potential's change
+    assert all(r > 0 for r in shaping[1:5])
+    assert sum(shaping) == pytest.approx(after - start, abs=1e-3) and after > start
+
+
+def test_an_unknown_reward_option_is_an_error_naming_it(env):
+    with pytest.raises(craftium_ma.EngineError,
+                       match='option reward must be "goal" or "distance", not "dense"'):
+        env.reset(seed=0, options={"layout": "test", "reward": "dense"})
+    with pytest.warns(RuntimeWarning, match="restarting the engine processes"):
+        env.reset(seed=0)  # the env is usable afterwards
+    assert env.state()[0] == 0
