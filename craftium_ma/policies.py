@@ -28,7 +28,8 @@ class RandomPolicy:
 class CheckpointPolicy:
     """Samples a checkpoint's actions from each agent's input, built as in its training
     (frames stacked, declared observations beside them); `reset()` starts every agent
-    afresh, as a new episode does in training."""
+    afresh, as a new episode does in training. In an env of a smaller frameskip than its
+    training's, `hold_actions()` keeps its training's pace."""
 
     def __init__(self, path: str | Path, seed: int | None = None):
         from .models import env_observations, load_checkpoint, observation_names
@@ -47,6 +48,26 @@ class CheckpointPolicy:
         if seed is not None:
             self.generator.manual_seed(seed)
         self._inputs = {}
+        self._decide_every, self._hold = 1, []
+        self._held = {}  # agent -> (the action it holds, steps left to hold it)
+
+    def hold_actions(self, frameskip: int, actions) -> None:
+        """Act in an env of `frameskip` whose task has `actions` (its DiscreteAction table) at
+        the pace of training: where training's frameskip is k times the env's, an agent's
+        action is decided every k-th step, from that step's observation (the frame stack
+        gets only those), and its keys are held for the k - 1 steps after, its camera turn
+        not repeated: as training's frameskip held keys for every frame and turned once."""
+        trained = int(self.args.get("frameskip", 1))
+        self._held.clear()
+        if frameskip >= trained:
+            self._decide_every, self._hold = 1, []
+            return
+        if trained % frameskip:
+            raise ValueError(f"checkpoint {self.path} was trained at frameskip {trained}: an "
+                             f"env of frameskip {frameskip} cannot keep its pace (a divisor of "
+                             f"{trained} can)")
+        self._decide_every = trained // frameskip
+        self._hold = [_keys_only(actions, a) for a in range(self.checkpoint["n_actions"])]
 
     def check_fits(self, observation_space, action_space, who: str) -> None:
         """A ValueError naming what differs where `who`'s spaces are not those the checkpoint
@@ -68,8 +89,19 @@ class CheckpointPolicy:
 
     def reset(self) -> None:
         self._inputs.clear()
+        self._held.clear()
 
     def __call__(self, agent: str, observation, info: dict) -> int:
+        action, steps_left = self._held.get(agent, (0, 0))
+        if steps_left:
+            self._held[agent] = (action, steps_left - 1)
+            return action
+        action = self._decide(agent, observation)
+        if self._decide_every > 1:
+            self._held[agent] = (self._hold[action], self._decide_every - 1)
+        return action
+
+    def _decide(self, agent: str, observation) -> int:
         from .models import ModelInput
         torch = self._torch
         if agent not in self._inputs:
@@ -89,6 +121,17 @@ class CheckpointPolicy:
         """The Runner's events: a new episode starts from empty frame stacks."""
         if event.type in ("episode_ended", "run_started"):
             self.reset()
+
+
+def _keys_only(actions, a: int) -> int:
+    """The action of `actions` that presses action a's keys without its camera turn."""
+    if not (actions[a].dx or actions[a].dy):
+        return a
+    for i, other in enumerate(actions):
+        if other.keys == actions[a].keys and not (other.dx or other.dy):
+            return i
+    raise ValueError(f"action {actions[a].name!r} turns the camera, and no action presses "
+                     "its keys without turning: its keys cannot be held at a smaller frameskip")
 
 
 def _space_of(observation):

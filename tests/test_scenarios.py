@@ -157,6 +157,60 @@ def test_a_checkpoint_of_the_first_actions_fits_a_larger_action_space(tmp_path):
         policy.check_fits(frames, spaces.Discrete(5), "agent_0")
 
 
+def frameskip_checkpoint(path, frameskip: int, favoured: int):
+    """A duel checkpoint of 2 stacked 32 x 32 frames, trained at `frameskip`, whose policy
+    almost always samples the action `favoured`."""
+    import torch
+    from craftium_ma.models import ActorCritic, save_checkpoint
+    model = ActorCritic((32, 32, 6), 9)
+    with torch.no_grad():
+        model.policy.weight.zero_()
+        model.policy.bias.copy_(torch.full((9,), -30.0))
+        model.policy.bias[favoured] = 0.0
+    save_checkpoint(path, model, args={
+        "task": "duel", "observations": "rgb", "grayscale": False, "frame_stack": 2,
+        "num_agents": 2, "max_cycles": 300, "obs_size": 32, "frameskip": frameskip})
+    return path
+
+
+DUEL_FORWARD, DUEL_ATTACK, DUEL_CAMERA_LEFT = 1, 6, 7  # mods/duel/task.toml
+
+
+@pytest.mark.parametrize("favoured,held", [(DUEL_ATTACK, DUEL_ATTACK), (DUEL_CAMERA_LEFT, 0)])
+def test_a_checkpoint_in_a_smaller_frameskip_keeps_its_trainings_pace(tmp_path, favoured, held):
+    """Trained at frameskip 4, at frameskip 1: it decides every 4th step, from that step's
+    frame only (its stack holds decision frames), and holds its keys in between but does not
+    turn again (a frameskip holds keys for every frame and turns once)."""
+    pytest.importorskip("torch")
+    from craftium_ma.policies import CheckpointPolicy
+    from craftium_ma.tasks import find_task
+    path = frameskip_checkpoint(tmp_path / "fs4.pt", 4, favoured)
+    frames = np.random.default_rng(0).integers(0, 256, (9, 32, 32, 3), dtype=np.uint8)
+    policy = CheckpointPolicy(path, seed=0)
+    policy.hold_actions(1, find_task("duel").actions)
+    actions = [policy("agent_0", f, {}) for f in frames]
+    assert actions == [favoured, held, held, held] * 2 + [favoured]
+    np.testing.assert_array_equal(policy._inputs["agent_0"].frames.stacks[0],
+                                  np.concatenate([frames[4], frames[8]], -1))
+    policy.reset()  # a new episode decides at once
+    assert policy("agent_0", frames[0], {}) == favoured
+    policy.hold_actions(4, find_task("duel").actions)  # its own frameskip: every step
+    assert [policy("agent_0", f, {}) for f in frames[:3]] == [favoured] * 3
+    with pytest.raises(ValueError, match="trained at frameskip 4: an env of frameskip 3 cannot"):
+        policy.hold_actions(3, find_task("duel").actions)
+
+
+def test_a_saved_policy_bot_keeps_its_trainings_pace_in_a_scenario(tmp_path):
+    pytest.importorskip("torch")
+    from types import SimpleNamespace
+    from craftium_ma.evaluation.population import SavedPolicyBot
+    path = frameskip_checkpoint(tmp_path / "fs4.pt", 4, DUEL_CAMERA_LEFT)
+    bot = SavedPolicyBot(str(path), np.random.default_rng(0))
+    frame = {"rgb": np.zeros((32, 32, 3), np.uint8)}
+    world = SimpleNamespace(infos={})
+    assert [bot.act("agent_1", frame, world) for _ in range(8)] == [DUEL_CAMERA_LEFT, 0, 0, 0] * 2
+
+
 # -- with the engine -----------------------------------------------------------------------------
 
 @pytest.mark.engine
@@ -305,6 +359,22 @@ def test_a_checkpoint_plays_as_a_bot_and_as_the_focal_population(tmp_path):
     from craftium_ma.evaluation.population import saved_policy
     saved_policy.cache_clear()
     assert mine.config_hash() != result["config_hash"]
+
+
+@pytest.mark.engine
+def test_a_scenario_paces_a_focal_checkpoint_to_its_training(tmp_path):
+    """duel_0 steps one frame at a time: a policy trained at frameskip 4 decides on every
+    4th step of its focal player."""
+    pytest.importorskip("torch")
+    from craftium_ma.policies import CheckpointPolicy
+    path = frameskip_checkpoint(tmp_path / "fs4.pt", 4, DUEL_FORWARD)
+    policy = CheckpointPolicy(path, seed=0)
+    decisions = []
+    decide = policy._decide
+    policy._decide = lambda agent, observation: decisions.append(agent) or decide(
+        agent, observation)
+    evaluate(policy, [replace(scenario("duel_0"), max_cycles=20)], episodes=1)
+    assert decisions == ["agent_0"] * 5
 
 
 @pytest.mark.engine

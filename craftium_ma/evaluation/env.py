@@ -25,7 +25,8 @@ from .catalogue import scenario as find_scenario
 from .scenario import HELD_OUT, Scenario
 
 #: env options a scenario fixes itself (the frameskip too: the bots act every step, so it
-#: sets their pace, and the reference scores hold for the default, 1)
+#: sets their pace, and the reference scores hold for FRAMESKIP)
+FRAMESKIP = 1
 FIXED = ("task", "task_dir", "num_agents", "task_options", "action_space", "frameless_agents",
          "humans", "frameskip")
 
@@ -47,7 +48,9 @@ class ScenarioEnv(ParallelEnv):
         fixed = sorted(set(env_kwargs) & set(FIXED))
         if fixed:
             raise ValueError(f"scenario {s.name!r} fixes {', '.join(fixed)} itself")
-        task = find_task(s.task)
+        #: the task (its actions) and the frameskip, as a task's env has them
+        task = self.task = find_task(s.task)
+        self.frameskip = FRAMESKIP
         names = observing.select(observations, task.observations, task.id,
                                  str(task.directory / "task.toml"))
         privileged = [n for n in names if n != observing.RGB and task.observations[n].privileged]
@@ -69,8 +72,9 @@ class ScenarioEnv(ParallelEnv):
         frameless = [f"agent_{slot}" for slot, pool in self._pools.items()
                      if not any(observing.RGB in b.observations for b in pool)]
         self._env = parallel_env(s.task, num_agents=s.num_players, task_options=s.task_options,
-                                 max_cycles=s.max_cycles, observations=list(dict.fromkeys(
-                                     [*names, *read])), frameless_agents=frameless, **env_kwargs)
+                                 max_cycles=s.max_cycles, frameskip=FRAMESKIP,
+                                 observations=list(dict.fromkeys([*names, *read])),
+                                 frameless_agents=frameless, **env_kwargs)
         everyone = self._env.possible_agents
         self.possible_agents = [everyone[i] for i in s.focal_slots]
         self._played = [everyone[i] for i in sorted(self._pools)]  # by bots

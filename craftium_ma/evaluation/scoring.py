@@ -139,7 +139,7 @@ def _env_and_policy(kind: str, what, policy, seed: int, env_kwargs: dict):
             observations = given or policy.observations
         env = parallel_env(what, observations=observations, **env_kwargs)
         act = _callable(policy, env, seed, "the task's agents")
-        _check_fits(act, env, env.possible_agents)
+        _fit(act, env, env.possible_agents)
         return env, act
     s = what
     by_role = dict(policy) if isinstance(policy, dict) else None
@@ -169,7 +169,7 @@ def _env_and_policy(kind: str, what, policy, seed: int, env_kwargs: dict):
     acts = {r: _callable(p, env, seed, f"role {r!r} of scenario {s.name!r}")
             for r, p in learners.items()}
     for r, a in acts.items():
-        _check_fits(a, env, [x for x in env.acting if role_of[x] == r])
+        _fit(a, env, [x for x in env.acting if role_of[x] == r])
     return env, _ByRole(acts, role_of)
 
 
@@ -225,10 +225,12 @@ def _callable(policy, env, seed: int, who: str) -> Callable:
                      "action, or a dict of them by role")
 
 
-def _check_fits(act, env, agents: list[str]) -> None:
+def _fit(act, env, agents: list[str]) -> None:
+    """A checkpoint checked against the agents' spaces, and paced to the env's frameskip."""
     if isinstance(act, CheckpointPolicy):
         for agent in agents:
             act.check_fits(env.observation_space(agent), env.action_space(agent), agent)
+        act.hold_actions(env.frameskip, env.task.actions)
 
 
 def _on_ray(kind: str, what, policy, seeds: list[int], env_kwargs: dict) -> list[dict]:
