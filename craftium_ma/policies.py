@@ -58,16 +58,14 @@ class CheckpointPolicy:
         gets only those), and its keys are held for the k - 1 steps after, its camera turn
         not repeated: as training's frameskip held keys for every frame and turned once."""
         trained = int(self.args.get("frameskip", 1))
-        self._held.clear()
-        if frameskip >= trained:
-            self._decide_every, self._hold = 1, []
-            return
-        if trained % frameskip:
+        if frameskip < trained and trained % frameskip:
             raise ValueError(f"checkpoint {self.path} was trained at frameskip {trained}: an "
                              f"env of frameskip {frameskip} cannot keep its pace (a divisor of "
                              f"{trained} can)")
-        self._decide_every = trained // frameskip
-        self._hold = [_keys_only(actions, a) for a in range(self.checkpoint["n_actions"])]
+        self._decide_every = max(1, trained // frameskip)
+        self._hold = ([_keys_only(actions, a) for a in range(self.checkpoint["n_actions"])]
+                      if self._decide_every > 1 else [])
+        self._held.clear()
 
     def check_fits(self, observation_space, action_space, who: str) -> None:
         """A ValueError naming what differs where `who`'s spaces are not those the checkpoint
