@@ -331,7 +331,10 @@ def main() -> int:
                       if (run_dir(config, s) / "checkpoint.pt").exists()}
         row = score(config, wall_times, args.out)
     row["scenarios"] = scenario_scores(row)
-    rows = [r for r in read_rows() if r["name"] != config["name"]] + [row]  # others' rows now
+    rows = read_rows()  # others' rows as they are now; the row keeps its place
+    names = [r["name"] for r in rows]
+    place = names.index(config["name"]) if config["name"] in names else len(rows)
+    rows[place:place + 1] = [row]
     results.write_text(json.dumps(rows, indent=1) + "\n")
     (args.out / "results.md").write_text(table(rows))
     plot(rows, args.figure)
