@@ -34,6 +34,11 @@ against a scripted fighter): each policy, the random one too, is scored as that 
 focal population (focal per-capita return), and the curve is the same score of the
 trainer's snapshots (`snapshots` under [train]) instead of the training episodes' returns.
 
+A seed whose run directory is gone (out/ is not committed) keeps what the row kept of it:
+its evaluation's returns per episode, its curve and wall time, so `--seeds 4` adds a seed to
+a row trained elsewhere (a row of another budget is not kept). The table goes to results.md
+and, between its marks, to docs/baselines.md.
+
 A config's `eval_task_options` go over the task options of the evaluation's env (the
 policy's and the random one's; the row's evaluate_args pass them on): xland trains on the
 rulesets of split "train" and is scored on those of split "held-out".
@@ -68,6 +73,9 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 BASELINES = ROOT / "baselines"  # results.json and the shipped policies
 FIGURE = ROOT / "docs" / "img" / "baselines.png"
+DOCS = ROOT / "docs" / "baselines.md"  # its table, between these two lines, is results.md's
+TABLE_MARKS = ("<!-- the table of baselines/results.md (benchmarks/baselines.py writes it) -->",
+               "<!-- end of the table -->")
 # each algorithm's trainer command: the same options, its own script
 TRAINERS = {"ppo": [str(ROOT / "examples" / "train_ppo.py")],  # script, then its options
             **{a: [str(ROOT / "examples" / "train_benchmarl.py"), "--algorithm", a]
@@ -113,12 +121,10 @@ def trainer_options(config: dict, seed: int) -> list[str]:
     return argv
 
 
-def train(config: dict, seed: int) -> float:
-    """One seed's training (a process of its own); its wall time in seconds."""
+def train(config: dict, seed: int) -> None:
+    """One seed's training, a process of its own, into run_dir(config, seed)."""
     argv = [sys.executable, TRAINERS[config["algorithm"]][0], *trainer_options(config, seed)]
     subprocess.run(argv, check=True)
-    checkpoint = torch.load(run_dir(config, seed) / "checkpoint.pt", weights_only=False)
-    return float(checkpoint["wall_time"])
 
 
 def eval_env_options(config: dict, checkpoint: dict) -> dict:
@@ -189,36 +195,67 @@ def ship(config: dict, seed: int, out: Path) -> str:
     return str(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path)
 
 
-def score(config: dict, wall_times: dict[int, float], out: Path) -> dict:
-    """The config's row from its trained seeds."""
-    seeds = sorted(wall_times)
-    checkpoint = torch.load(run_dir(config, seeds[0]) / "checkpoint.pt", weights_only=False)
+def seed_figures(config: dict, seed: int, earlier: dict | None, **env_kwargs) -> dict:
+    """One seed's wall time, evaluation returns and curve: from its run directory where it
+    has them (out/ is not committed), else as its earlier row kept them."""
+    where, key = run_dir(config, seed), str(seed)
+    kept = earlier or {}
+    kept_returns = kept.get("episode_returns_per_seed", {}).get(key)
+    kept_curve = kept.get("curve", {}).get("per_seed", {}).get(key)
+    if (where / "checkpoint.pt").exists():
+        checkpoint = torch.load(where / "checkpoint.pt", weights_only=False)
+        wall_time = float(checkpoint["wall_time"])
+        returns = episode_returns(where / "checkpoint.pt", config, **env_kwargs)
+    elif kept_returns is not None:
+        wall_time, returns = kept["wall_time_s_per_seed"][key], kept_returns
+    else:
+        raise SystemExit(f"seed {seed}: no {where / 'checkpoint.pt'} and no earlier returns "
+                         f"of it in results.json; train it (--seeds {seed})")
+    has_curve = (any(where.glob("snapshot_*.pt")) if "eval_scenario" in config
+                 else (where / "episodes.csv").exists())
+    if not has_curve and kept_curve is None:
+        raise SystemExit(f"seed {seed}: {where} holds no training curve")
+    return {"wall_time": wall_time, "returns": [round(r, 4) for r in returns],
+            "curve": curve(config, seed) if has_curve else kept_curve}
+
+
+def score(config: dict, seeds: list[int], earlier: dict | None, out: Path) -> dict:
+    """The config's row from its trained seeds (those of an earlier row as it kept them)."""
+    trained = [s for s in seeds if (run_dir(config, s) / "checkpoint.pt").exists()]
+    model = (run_dir(config, trained[0]) / "checkpoint.pt" if trained
+             else ROOT / earlier["checkpoint"])
+    checkpoint = torch.load(model, weights_only=False)
     options = eval_env_options(config, checkpoint)
     given = {"task_options": options["task_options"]} if "eval_task_options" in config else {}
-    per_seed = {s: episode_returns(run_dir(config, s) / "checkpoint.pt", config, **given)
-                for s in seeds}
+    figures = {s: seed_figures(config, s, earlier, **given) for s in seeds}
+    per_seed = {s: f["returns"] for s, f in figures.items()}
     random = episode_returns("random", config, **options)
-    best = max(seeds, key=lambda s: np.mean(per_seed[s]))
+    # the best of the seeds whose policy is here: trained here, or shipped by the earlier row
+    have = set(trained) | ({earlier["checkpoint_seed"]} if earlier else set())
+    best = max(have & set(seeds), key=lambda s: np.mean(per_seed[s]))
+    shipped = ship(config, best, out) if best in trained else earlier["checkpoint"]
     rng = np.random.default_rng(0)
     return {
         "name": config["name"], "config": config["path"], "task": config["task"],
         "algorithm": config["algorithm"], "seeds": seeds,
         "budget_agent_steps": config["budget_agent_steps"],
-        "wall_time_s": round(float(np.mean([wall_times[s] for s in seeds])), 1),
-        "wall_time_s_per_seed": {str(s): round(wall_times[s], 1) for s in seeds},
+        "wall_time_s": round(float(np.mean([f["wall_time"] for f in figures.values()])), 1),
+        "wall_time_s_per_seed": {str(s): round(f["wall_time"], 1) for s, f in figures.items()},
         "machine": measure.machine(), "date": datetime.date.today().isoformat(),
         "eval_episodes": config["eval_episodes"], "eval_seed": config["eval_seed"],
         "return_mean": round(float(np.mean([np.mean(per_seed[s]) for s in seeds])), 4),
         "return_ci95": two_level_ci([per_seed[s] for s in seeds], rng),
         "return_per_seed": {str(s): round(float(np.mean(per_seed[s])), 4) for s in seeds},
+        "episode_returns_per_seed": {str(s): per_seed[s] for s in seeds},
         "random_return_mean": round(float(np.mean(random)), 4),
         "random_return_ci95": two_level_ci([random], rng),
-        "checkpoint": ship(config, best, out), "checkpoint_seed": best,
+        "checkpoint": shipped, "checkpoint_seed": best,
         "observations": observation_names(checkpoint),
         "evaluate_args": ["--seed", str(config["eval_seed"]), *(
             ["--task-options", json.dumps(options["task_options"])] if given else [])],
-        "curve": {"agent_steps": curve_steps(config, seeds[0]),
-                  "per_seed": {str(s): curve(config, s) for s in seeds}},
+        "curve": {"agent_steps": curve_steps(config, trained[0]) if trained
+                  else earlier["curve"]["agent_steps"],
+                  "per_seed": {str(s): f["curve"] for s, f in figures.items()}},
     } | {k: config[k] for k in ("eval_scenario", "eval_task_options") if k in config}
 
 
@@ -241,11 +278,13 @@ def scenario_scores(row: dict) -> dict | None:
 
 
 def row_label(row: dict) -> str:
-    """The task, and where it is scored when that is not its own env as trained."""
-    if "eval_scenario" in row:
-        return f"{row['task']} (in {row['eval_scenario']})"
-    options = ", ".join(f"{k} {v}" for k, v in row.get("eval_task_options", {}).items())
-    return f"{row['task']} ({options})" if options else row["task"]
+    """The task, where it is scored when that is not its own env as trained, and what the
+    policy sees when that is not the frames alone."""
+    where = ([f"in {row['eval_scenario']}"] if "eval_scenario" in row
+             else [f"{k} {v}" for k, v in row.get("eval_task_options", {}).items()])
+    if row["observations"] != ["rgb"]:
+        where.append("sees " + ", ".join(row["observations"]))
+    return f"{row['task']} ({'; '.join(where)})" if where else row["task"]
 
 
 def table(rows: list[dict]) -> str:
@@ -256,14 +295,24 @@ def table(rows: list[dict]) -> str:
              "| --- | --- | --- | ---: | ---: | --- | --- | ---: | ---: | --- |"]
     for r in rows:
         low, high = r["return_ci95"]
-        per_seed = ", ".join(f"{v:.2f}" for v in r["return_per_seed"].values())
+        d = 3 if max(abs(low), abs(high)) < 0.1 else 2  # xland's returns: 0.01 to 0.05
+        per_seed = ", ".join(f"{v:.{d}f}" for v in r["return_per_seed"].values())
         in_scenarios = f"{r['scenarios']['normalised']:.2f}" if r.get("scenarios") else "-"
         task = row_label(r)
         lines.append(f"| {task} | {r['algorithm']} | {len(r['seeds'])} | "
                      f"{r['budget_agent_steps']:,} | {r['wall_time_s'] / 60:.1f} | "
-                     f"**{r['return_mean']:.2f}** [{low:.2f}, {high:.2f}] | {per_seed} | "
-                     f"{r['random_return_mean']:.2f} | {in_scenarios} | `{r['checkpoint']}` |")
+                     f"**{r['return_mean']:.{d}f}** [{low:.{d}f}, {high:.{d}f}] | {per_seed} | "
+                     f"{r['random_return_mean']:.{d}f} | {in_scenarios} | `{r['checkpoint']}` |")
     return "\n".join(lines) + "\n"
+
+
+def write_docs_table(page: Path, rows: list[dict]) -> None:
+    """The page's table between TABLE_MARKS, replaced by the rows'."""
+    text = page.read_text()
+    start, end = (text.find(mark) for mark in TABLE_MARKS)
+    if start < 0 or end < start:
+        raise SystemExit(f"{page} lacks the lines that hold the table: {TABLE_MARKS}")
+    page.write_text(text[:start + len(TABLE_MARKS[0])] + "\n" + table(rows) + text[end:])
 
 
 def plot(rows: list[dict], figure: Path) -> None:
@@ -282,8 +331,9 @@ def plot(rows: list[dict], figure: Path) -> None:
                 boot = np.nanmean(runs[picks], axis=1)
                 ax.fill_between(x, np.nanpercentile(boot, 2.5, axis=0),
                                 np.nanpercentile(boot, 97.5, axis=0), alpha=0.25)
-            ax.plot(x, np.nanmean(runs, axis=0),
-                    label=f"{row['algorithm'].upper()}, {len(runs)} seed{'s' * (len(runs) > 1)}")
+            sees = "" if row["observations"] == ["rgb"] else f" ({row['observations'][0]})"
+            ax.plot(x, np.nanmean(runs, axis=0), label=f"{row['algorithm'].upper()}{sees}, "
+                    f"{len(runs)} seed{'s' * (len(runs) > 1)}")
         ax.axhline(np.mean([r["random_return_mean"] for r in rows if r["task"] == task]),
                    color="grey", ls="--", label="random")
         ax.set_title(task, fontsize=9)
@@ -306,6 +356,8 @@ def main() -> int:
     parser.add_argument("--out", type=Path, default=BASELINES, help="where results.json and "
                         "the shipped policies go (default: %(default)s)")
     parser.add_argument("--figure", type=Path, default=FIGURE, help="default: %(default)s")
+    parser.add_argument("--docs", type=Path, default=DOCS,
+                        help="the page whose table is rewritten (default: %(default)s)")
     args = parser.parse_args()
     config = load_config(args.config.resolve())
     results = args.out / "results.json"
@@ -313,23 +365,20 @@ def main() -> int:
     def read_rows() -> list[dict]:
         return json.loads(results.read_text()) if results.exists() else []
     earlier = next((r for r in read_rows() if r["name"] == config["name"]), None)
-    wall_times = ({int(s): t for s, t in earlier["wall_time_s_per_seed"].items()}
-                  if earlier else {})
+    if earlier and not args.scenarios_only \
+            and earlier["budget_agent_steps"] != config["budget_agent_steps"]:
+        earlier = None  # another budget: its seeds are not this row's
     if args.scenarios_only:
         if earlier is None:
             raise SystemExit(f"{results} has no row {config['name']!r} yet")
         row = earlier
     else:
-        for seed in args.seeds or config["seeds"]:
-            if args.eval_only:
-                checkpoint = torch.load(run_dir(config, seed) / "checkpoint.pt",
-                                        weights_only=False)
-                wall_times[seed] = float(checkpoint["wall_time"])
-            else:
-                wall_times[seed] = train(config, seed)
-        wall_times = {s: t for s, t in wall_times.items()
-                      if (run_dir(config, s) / "checkpoint.pt").exists()}
-        row = score(config, wall_times, args.out)
+        asked = args.seeds or ([] if args.eval_only and earlier else config["seeds"])
+        if not args.eval_only:
+            for seed in asked:
+                train(config, seed)
+        seeds = sorted({*asked, *(earlier["seeds"] if earlier else [])})
+        row = score(config, seeds, earlier, args.out)
     row["scenarios"] = scenario_scores(row)
     rows = read_rows()  # others' rows as they are now; the row keeps its place
     names = [r["name"] for r in rows]
@@ -337,6 +386,7 @@ def main() -> int:
     rows[place:place + 1] = [row]
     results.write_text(json.dumps(rows, indent=1) + "\n")
     (args.out / "results.md").write_text(table(rows))
+    write_docs_table(args.docs, rows)
     plot(rows, args.figure)
     print(json.dumps({k: row[k] for k in ("name", "return_mean", "return_ci95",
                                           "random_return_mean", "checkpoint")}))

@@ -7,8 +7,8 @@ and `world` the privileged view of the whole world (every player's infos, the ta
 `state()`, the env itself). A bot that reads no "rgb" plays with a client that draws
 no frame. Scripted bots ("puppets") live in craftium_ma.evaluation.puppets; a path to a
 checkpoint (of examples/train_ppo.py, or a saved BenchMARL policy) is a bot too (a saved
-policy), and so is each shipped baseline of a checkout (<task>.<algorithm>_baseline,
-baselines/results.json).
+policy), and so is each shipped baseline of a checkout (<task>.<row>, its row's name in
+baselines/results.json: commons_harvest.ppo_commons_harvest).
 
 `bots(task)` lists the bots training code may use; held-out bots are reachable only
 through scenarios tagged "held_out" (craftium_ma.evaluation.scenario).
@@ -112,14 +112,15 @@ BASELINES = Path(__file__).resolve().parents[2] / "baselines" / "results.json"
 
 
 def _load_baselines():
-    """Each shipped baseline policy (docs/baselines.md) as the bot <task>.<algorithm>_baseline,
-    where the checkout has them: a saved policy, fed as in its training."""
+    """Each shipped baseline policy (docs/baselines.md) as the bot <task>.<row name> (a task
+    may have several rows of one algorithm), where the checkout has them: a saved policy,
+    fed as in its training."""
     if not BASELINES.is_file():
         return
     for row in json.loads(BASELINES.read_text()):
         path = BASELINES.parent.parent / row["checkpoint"]
         register_bot(BotSpec(
-            name=f"{row['task']}.{row['algorithm']}_baseline", task=row["task"], version=0,
+            name=f"{row['task']}.{row['name']}", task=row["task"], version=0,
             make=functools.partial(SavedPolicyBot, str(path)),
             observations=tuple(row["observations"]),
             description=f"the {row['algorithm'].upper()} baseline ({row['checkpoint']})",
