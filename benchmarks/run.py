@@ -69,8 +69,8 @@ class Phases:
 
 def run(args) -> dict:
     quick = args.quick
-    seconds = 3.0 if quick else 10.0
-    agent_steps = 300 if quick else 3000
+    seconds = 1.5 if quick else 10.0
+    agent_steps = 100 if quick else 3000
     results = {"task": args.task, "obs": "64x64", "machine": measure.machine(),
                "python": platform.python_version(), "date": time.strftime("%Y-%m-%d %H:%M"),
                "quick": quick, "throughput": [], "lifecycle": [], "memory": None, "supersuit": None}
@@ -80,7 +80,7 @@ def run(args) -> dict:
                     * args.observation_rounds)
     for n in args.agents:
         phases.start(f"{n} agent(s): engine ceiling")
-        ceiling = measure.engine_ceiling(args.task, n, seconds, warmup=2.0 if quick else 4.0)
+        ceiling = measure.engine_ceiling(args.task, n, seconds, warmup=1.0 if quick else 4.0)
         results["machine"]["renderer"] = ceiling["renderer"]
         row = {"agents": n, "ceiling_frames_per_s": ceiling["frames_per_s"],
                "ceiling_rss_mb": ceiling["rss_mb"]}
@@ -112,7 +112,7 @@ def run_observations(args, phases: Phases) -> dict:
     name = args.observation or next(iter(find_task(args.task).observations), None)
     if name is None:
         raise SystemExit(f"task {args.task!r} declares no observation: give another --task")
-    agent_steps = 300 if args.quick else 3000
+    agent_steps = 100 if args.quick else 3000
     rows = []
     for n in args.observation_agents:
         runs = {label: [] for label, _, _ in OBSERVATION_CASES}
@@ -175,7 +175,7 @@ def run_vector(args, phases: Phases, results: dict | None = None) -> dict:
     2 x 2 over 2 processes (from `results` where the run measured them already) and the
     ceiling of 2 separate envs in 2 processes, each on its share of the CPUs."""
     quick = args.quick
-    agent_steps = 300 if quick else 3000
+    agent_steps = 100 if quick else 3000
     single = next((row["fs1_agent_steps_per_s"] for row in (results or {}).get("throughput", [])
                    if row["agents"] == 2 and "fs1_agent_steps_per_s" in row), None)
     if single is None:
