@@ -21,7 +21,7 @@ from craftium_ma.xland.encoding import Action  # noqa: E402
 
 DATA = os.path.join(os.path.dirname(__file__), "data", "xminigrid")
 LEVELS = ("trivial", "small", "medium", "high")
-EPISODES_PER_LEVEL = 4
+EPISODES_PER_LEVEL = 2  # benchmarks/xland_align.py plays 1,000 episodes and more
 NOOP = int(Action.NOOP)
 
 
