@@ -42,6 +42,10 @@ and, between its marks, to docs/baselines.md.
 A config's `eval_task_options` go over the task options of the evaluation's env (the
 policy's and the random one's; the row's evaluate_args pass them on): xland trains on the
 rulesets of split "train" and is scored on those of split "held-out".
+
+A ppo config that `continues` another (the same task and [train], a larger budget) resumes
+each seed's run of that config, copied with its optimizer and logs, to its own budget
+(train_ppo --resume); a seed without such a run trains from scratch.
 """
 
 from __future__ import annotations
@@ -50,6 +54,7 @@ import argparse
 import csv
 import datetime
 import json
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -98,6 +103,17 @@ def load_config(path: Path) -> dict:
     if config["algorithm"] not in TRAINERS:
         raise ValueError(f"{path}: unknown algorithm {config['algorithm']!r}; "
                          f"known: {sorted(TRAINERS)}")
+    if "continues" in config:
+        earlier = path.parent / f"{config['continues']}.toml"
+        if not earlier.exists():
+            raise ValueError(f"{path}: continues {config['continues']!r}, but {earlier} "
+                             f"does not exist")
+        earlier = tomllib.loads(earlier.read_text())
+        same = {k: earlier.get(k) == config.get(k) for k in ("task", "algorithm", "train")}
+        if config["algorithm"] != "ppo" or not all(same.values()) \
+                or earlier["budget_agent_steps"] >= config["budget_agent_steps"]:
+            raise ValueError(f"{path}: continues {config['continues']!r}, which must be a "
+                             f"ppo config of the same task and [train] and a smaller budget")
     where = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
     return config | {"name": path.stem, "path": str(where)}
 
@@ -122,8 +138,17 @@ def trainer_options(config: dict, seed: int) -> list[str]:
 
 
 def train(config: dict, seed: int) -> None:
-    """One seed's training, a process of its own, into run_dir(config, seed)."""
+    """One seed's training, a process of its own, into run_dir(config, seed). A config that
+    `continues` another (a smaller budget, the same [train]) starts from that config's run of
+    the seed where it is here, its checkpoint, optimizer and logs; else from scratch."""
     argv = [sys.executable, TRAINERS[config["algorithm"]][0], *trainer_options(config, seed)]
+    if "continues" in config:
+        start, here = run_dir({"name": config["continues"]}, seed), run_dir(config, seed)
+        shutil.rmtree(here, ignore_errors=True)
+        checkpoint = start / "checkpoint.pt"
+        if checkpoint.exists() and "optimizer" in torch.load(checkpoint, weights_only=False):
+            shutil.copytree(start, here)
+            argv += ["--resume", str(here / "checkpoint.pt")]
     subprocess.run(argv, check=True)
 
 

@@ -127,6 +127,38 @@ def test_a_config_scored_in_a_scenario_is_checked_before_training(tmp_path):
         baselines.load_config(config)
 
 
+def test_a_config_that_continues_another_resumes_its_runs(tmp_path, monkeypatch):
+    """`continues`: each seed starts from the other config's run where it kept its optimizer
+    (a copy: that run stays as it was), else from scratch; a config that differs in its
+    [train] or does not raise the budget is refused. train_ppo's --resume itself:
+    tests/test_training.py."""
+    configs = tmp_path / "configs"
+    configs.mkdir()
+    first = (ROOT / "tests" / "data" / "ppo_small_room_tiny.toml").read_text()
+    (configs / "tiny.toml").write_text(first)
+    longer = 'continues = "tiny"\n' + first.replace("8192", "16384")
+    (configs / "tiny_longer.toml").write_text(longer)
+    monkeypatch.setattr(baselines, "ROOT", tmp_path)  # run directories under tmp_path/out
+    config = baselines.load_config(configs / "tiny_longer.toml")
+    started = baselines.run_dir({"name": "tiny"}, 1)
+    started.mkdir(parents=True)
+    torch.save({"model": {}, "optimizer": {}}, started / "checkpoint.pt")
+    (started / "episodes.csv").write_text("global_step\n8192\n")
+    commands = []
+    monkeypatch.setattr(baselines.subprocess, "run", lambda argv, check: commands.append(argv))
+    baselines.train(config, 1)
+    baselines.train(config, 2)  # no run of seed 2 to continue
+    resumed = baselines.run_dir(config, 1)
+    assert commands[0][-2:] == ["--resume", str(resumed / "checkpoint.pt")]
+    assert (resumed / "episodes.csv").read_text() == (started / "episodes.csv").read_text()
+    assert "--resume" not in commands[1] and (started / "checkpoint.pt").exists()
+    for wrong in (longer.replace("16384", "8192"), longer.replace("obs_size = 24", "obs_size = 32"),
+                  longer.replace('"tiny"', '"nowhere"')):
+        (configs / "wrong.toml").write_text(wrong)
+        with pytest.raises(ValueError, match="continues"):
+            baselines.load_config(configs / "wrong.toml")
+
+
 def test_xlands_row_trains_on_the_train_split_and_scores_on_the_held_out_one():
     """The config's eval_task_options go over the task options of the checkpoint's training
     for the evaluation, the policy's and the random one's."""
