@@ -144,7 +144,10 @@ class Runner:
 
     def snapshot(self) -> Snapshot:
         with self._cond:
-            status = "paused" if self._paused and self._status == "running" else self._status
+            # "paused" once the loop has taken the pause in, after the step in flight: no
+            # step of the run follows it until a resume or a single step
+            paused = self._paused and self._paused_announced
+            status = "paused" if paused and self._status == "running" else self._status
             return Snapshot(step=self._step_count, episode=self._episode,
                             episode_step=self._episode_steps, status=status,
                             tick_rate=self._tick_rate,

@@ -120,8 +120,9 @@ def test_agent_0_sees_a_human_in_front_of_it(world, alice):
     # a position its client sent before it saw the move can come in after it
     frames = [env.step(noop(env))[0]["agent_0"] for _ in range(10)][-3:]
     x, _, z = env.humans_state()["alice"]["position"]
-    # where it was put, but for what it still slid at its old speed
-    assert (x, z) == pytest.approx((6.5, 4.5), abs=0.5)
+    # where it was put, but for what it still slid at its old speed (4 nodes/s, for as long
+    # as its real-time client took to take the move in: more on a loaded machine)
+    assert (x, z) == pytest.approx((6.5, 4.5), abs=1.0)
     assert env.humans_state()["alice"]["score"] == 10  # scores start afresh at a reset
     h, w, _ = world.empty_room.shape
     for frame in frames:

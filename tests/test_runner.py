@@ -124,6 +124,33 @@ def test_pause_stops_the_step_counter_and_game_time_and_step_runs_exactly_n(env)
 
 
 @pytest.mark.engine
+def test_the_status_says_paused_only_after_the_step_in_flight(env):
+    """A pause asked for while a step is in flight: the snapshot says "running" until that
+    step is done, then "paused" at the step count that stays (the viewer shows it)."""
+    in_policy, release = threading.Event(), threading.Event()
+
+    def slow_policy(agent, observation, info):
+        if runner.step_count == 3:
+            in_policy.set()
+            assert release.wait(30)
+        return 0
+    runner = craftium_ma.Runner(env, slow_policy)
+    with running(runner):
+        assert in_policy.wait(30)
+        pausing = threading.Thread(target=runner.pause)
+        pausing.start()
+        wait_for(lambda: runner.paused)
+        time.sleep(0.2)
+        assert runner.snapshot().status == "running" and runner.step_count == 3
+        release.set()
+        pausing.join(timeout=30)
+        snapshot = runner.snapshot()
+        assert snapshot.status == "paused" and snapshot.step == runner.step_count == 4
+        time.sleep(0.3)
+        assert runner.step_count == 4
+
+
+@pytest.mark.engine
 def test_stop_ends_the_run_with_its_reason(env):
     rec = Recorder()
     runner = craftium_ma.Runner(env, rec.policy)
