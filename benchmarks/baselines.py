@@ -320,9 +320,11 @@ def table(rows: list[dict]) -> str:
              "| --- | --- | --- | ---: | ---: | --- | --- | ---: | ---: | --- |"]
     for r in rows:
         low, high = r["return_ci95"]
-        d = 3 if max(abs(low), abs(high)) < 0.1 else 2  # xland's returns: 0.01 to 0.05
+        d = 3 if max(abs(low), abs(high)) < 1 else 2  # xland's returns: 0.01 to 0.1
         per_seed = ", ".join(f"{v:.{d}f}" for v in r["return_per_seed"].values())
-        in_scenarios = f"{r['scenarios']['normalised']:.2f}" if r.get("scenarios") else "-"
+        # + 0.0: a normalised score that rounds to zero is 0.00, not -0.00
+        in_scenarios = (f"{round(r['scenarios']['normalised'], 2) + 0.0:.2f}"
+                        if r.get("scenarios") else "-")
         task = row_label(r)
         lines.append(f"| {task} | {r['algorithm']} | {len(r['seeds'])} | "
                      f"{r['budget_agent_steps']:,} | {r['wall_time_s'] / 60:.1f} | "
