@@ -353,16 +353,17 @@ def plot(rows: list[dict], figure: Path) -> None:
             x = np.array(row["curve"]["agent_steps"]) / 1000
             runs = np.array([[np.nan if v is None else v for v in c]
                              for c in row["curve"]["per_seed"].values()])
-            if len(runs) > 1:
-                picks = rng.integers(len(runs), size=(RESAMPLES, len(runs)))
-                boot = np.nanmean(runs[picks], axis=1)
-                ax.fill_between(x, np.nanpercentile(boot, 2.5, axis=0),
-                                np.nanpercentile(boot, 97.5, axis=0), alpha=0.25)
             sees = "" if row["observations"] == ["rgb"] else f" ({row['observations'][0]})"
             budget = row["budget_agent_steps"]
             budget = f"{budget / 1e6:g}M" if budget >= 1e6 else f"{budget / 1e3:g}k"
-            ax.plot(x, np.nanmean(runs, axis=0), label=f"{row['algorithm'].upper()}{sees}, "
-                    f"{len(runs)} seed{'s' * (len(runs) > 1)}, {budget}")
+            line, = ax.plot(x, np.nanmean(runs, axis=0), label=f"{row['algorithm'].upper()}"
+                            f"{sees}, {len(runs)} seed{'s' * (len(runs) > 1)}, {budget}")
+            if len(runs) > 1:  # the band in its line's colour (patches cycle colours apart)
+                picks = rng.integers(len(runs), size=(RESAMPLES, len(runs)))
+                boot = np.nanmean(runs[picks], axis=1)
+                ax.fill_between(x, np.nanpercentile(boot, 2.5, axis=0),
+                                np.nanpercentile(boot, 97.5, axis=0), alpha=0.25,
+                                color=line.get_color())
         ax.axhline(np.mean([r["random_return_mean"] for r in rows if r["task"] == task]),
                    color="grey", ls="--", label="random")
         ax.set_title(task, fontsize=9)
