@@ -41,11 +41,12 @@ def make_env(task: str, agents: int, frameskip: int = 1, obs_size: int = 64,
                                     observations=observations)
 
 
-def engine_ceiling(task: str, agents: int, seconds: float, warmup: float = 4.0) -> dict:
+def engine_ceiling(task: str, agents: int, seconds: float, warmup: float = 4.0,
+                   obs_size: int = 64) -> dict:
     """N clients of our build on the engine's own random input, no Python in the loop,
     against a normal (free-running) server with the task's world and the same
     render settings as the environment. Returns frames/s summed over clients."""
-    config = make_env(task, agents).launch_config()
+    config = make_env(task, agents, obs_size=obs_size).launch_config()
     config = dataclasses.replace(config, client_settings={**config.client_settings, **FREE_RUNNING})
     processes = EngineProcesses(config, find_engine())
     try:
@@ -95,12 +96,13 @@ class RandomActions:
 
 
 def env_throughput(task: str, agents: int, frameskip: int, agent_steps: int,
-                   pipelined: bool = False, cpus=None, observations="rgb") -> dict:
+                   pipelined: bool = False, cpus=None, observations="rgb",
+                   obs_size: int = 64) -> dict:
     """parallel_env agent-steps/s (summed over agents) with random actions, and the CPU
     time of the calling thread per agent-step; `observations` as parallel_env's.
 
     Episodes that end are reset outside the timed spans."""
-    env = make_env(task, agents, frameskip, pipelined=pipelined, cpus=cpus,
+    env = make_env(task, agents, frameskip, obs_size, pipelined=pipelined, cpus=cpus,
                    observations=observations)
     try:
         env.reset(seed=0)
@@ -117,7 +119,8 @@ def env_throughput(task: str, agents: int, frameskip: int, agent_steps: int,
             cpu += time.thread_time() - start_cpu
             done += len(env.possible_agents)
         return {"agent_steps_per_s": done / elapsed, "env_steps_per_s": done / agents / elapsed,
-                "thread_cpu_us_per_agent_step": 1e6 * cpu / done}
+                "thread_cpu_us_per_agent_step": 1e6 * cpu / done,
+                "observation_shape": list(env.observation_space(env.possible_agents[0]).shape)}
     finally:
         env.close()
 

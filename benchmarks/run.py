@@ -7,6 +7,8 @@
                                                              # frames drawn (observations-<task>.*)
     .venv/bin/python benchmarks/run.py --only scenarios   # 16 players, bots that draw
                                                           # nothing (scenarios.*)
+    .venv/bin/python benchmarks/run.py --only frames --agents 1 2   # the ceiling and
+                                    # parallel_env at 64, 128 and 256 pixels (frames.*)
 
 Writes results.json, results.md and results.png to --out. See docs/benchmarks.md.
 """
@@ -102,6 +104,52 @@ def run(args) -> dict:
     results["observations"] = run_observations(args, phases)
     phases.close()
     return results
+
+
+def run_frames(args, phases: Phases) -> list[dict]:
+    """The engine ceiling and parallel_env agent-steps/s (frameskip 1, strict) at each of
+    --obs-sizes for each of --agents: what drawing bigger frames costs the renderer. A
+    measurement that fails leaves its error in its row, and the others still run (on a
+    machine met for the first time, one failure does not cost every figure)."""
+    seconds, warmup = (1.5, 1.0) if args.quick else (10.0, 4.0)
+    agent_steps = 100 if args.quick else 3000
+    rows = []
+    for size in args.obs_sizes:
+        for n in args.agents:
+            phases.start(f"{size}x{size}, {n} agent(s): engine ceiling, parallel_env")
+            row = {"obs_size": size, "agents": n}
+            try:
+                ceiling = measure.engine_ceiling(args.task, n, seconds, warmup, obs_size=size)
+                row.update(renderer=ceiling["renderer"],
+                           ceiling_frames_per_s=ceiling["frames_per_s"])
+                steps = measure.env_throughput(args.task, n, 1, agent_steps, obs_size=size)
+                row.update(observation_shape=steps["observation_shape"],
+                           agent_steps_per_s=steps["agent_steps_per_s"])
+            except Exception as e:  # noqa: BLE001 - reported in the row, and by the exit status
+                row["error"] = f"{type(e).__name__}: {e}"
+            rows.append(row)
+    return rows
+
+
+def frames_markdown(r: dict) -> str:
+    m, rows = r["machine"], r["frames"]
+    renderer = next((row["renderer"] for row in rows if "renderer" in row), "?")
+    lines = [f"# Frame sizes: {r['task']}, frameskip 1, {r['date']}", "",
+             f"Machine: {m['cores']} cores ({m['cpu']}), renderer {renderer}, "
+             f"LP_NUM_THREADS={m['lp_num_threads']}, Python {r['python']}", "",
+             "| frame | agents | engine ceiling frames/s | parallel_env agent-steps/s "
+             "| efficiency |", "| --- | --- | --- | --- | --- |"]
+    for row in rows:
+        ceiling, steps = row.get("ceiling_frames_per_s"), row.get("agent_steps_per_s")
+        cells = [f"{v:.0f}" if v else "-" for v in (ceiling, steps)]
+        cells.append(f"{steps / ceiling:.2f}" if steps else "-")
+        lines.append(f"| {row['obs_size']}x{row['obs_size']} | {row['agents']} | "
+                     + " | ".join(cells) + " |")
+    for row in rows:
+        if "error" in row:
+            lines.append(f"\n{row['obs_size']}x{row['obs_size']}, {row['agents']} agent(s) "
+                         f"failed: {row['error'].splitlines()[0]}")
+    return "\n".join(lines)
 
 
 def run_observations(args, phases: Phases) -> dict:
@@ -318,7 +366,9 @@ def main(argv=None):
     p.add_argument("--scenario", default="commons_harvest_2",
                    help="the scenario of --only scenarios (default: 16 players, 4 focal)")
     p.add_argument("--scenario-steps", type=int, default=600)
-    p.add_argument("--only", choices=["vector", "observations", "scenarios"],
+    p.add_argument("--obs-sizes", type=int, nargs="+", default=[64, 128, 256],
+                   help="frame sizes of --only frames (square, in pixels)")
+    p.add_argument("--only", choices=["vector", "observations", "scenarios", "frames"],
                    help="measure only this part; writes <part>.json and <part>.md to --out")
     p.add_argument("--quick", action="store_true", help="short windows, to check the harness")
     p.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "results")
@@ -327,45 +377,40 @@ def main(argv=None):
         args.resets, args.memory_steps = min(args.resets, 5), min(args.memory_steps, 200)
         args.observation_rounds = 1
     args.out.mkdir(parents=True, exist_ok=True)
-    if args.only == "vector":
-        phases = Phases(len(args.vector_envs) + 5)
+    if args.only:
         results = {"task": args.task, "machine": measure.machine(),
                    "python": platform.python_version(), "date": time.strftime("%Y-%m-%d %H:%M"),
-                   "quick": args.quick, "vector": run_vector(args, phases)}
+                   "quick": args.quick}
+        title = f"{args.task}, 64x64 frames, {results['date']}, {results['machine']['cores']} cores"
+        if args.only == "vector":
+            name, phases = "vector", Phases(len(args.vector_envs) + 5)
+            results["vector"] = run_vector(args, phases)
+            md = f"# vector_env pool: {title}\n\n" + vector_markdown(results["vector"])
+        elif args.only == "observations":
+            name = f"observations-{args.task}"
+            phases = Phases(len(args.observation_agents) * len(OBSERVATION_CASES)
+                            * args.observation_rounds)
+            results["observations"] = run_observations(args, phases)
+            md = f"# Declared observations: {title}\n\n" + observations_markdown(
+                results["observations"])
+        elif args.only == "frames":
+            name, phases = "frames", Phases(len(args.obs_sizes) * len(args.agents))
+            results["frames"] = run_frames(args, phases)
+            md = frames_markdown(results)
+        else:
+            name, phases = "scenarios", Phases(1)
+            results["steps"] = 50 if args.quick else args.scenario_steps
+            phases.start(f"scenario {args.scenario}, {results['steps']} random steps")
+            results["scenarios"] = measure.scenario_figures(args.scenario, results["steps"])
+            md = scenarios_markdown(results)
         phases.close()
-        md = (f"# vector_env pool: {args.task}, 64x64 frames, {results['date']}, "
-              f"{results['machine']['cores']} cores\n\n" + vector_markdown(results["vector"]))
-        (args.out / "vector.json").write_text(json.dumps(results, indent=1))
-        (args.out / "vector.md").write_text(md)
-        print(md)
-        print(f"[bench] wrote {args.out}/vector.json, vector.md")
-        return results
-    if args.only == "observations":
-        phases = Phases(len(args.observation_agents) * len(OBSERVATION_CASES)
-                        * args.observation_rounds)
-        results = {"task": args.task, "machine": measure.machine(),
-                   "python": platform.python_version(), "date": time.strftime("%Y-%m-%d %H:%M"),
-                   "quick": args.quick, "observations": run_observations(args, phases)}
-        phases.close()
-        md = (f"# Declared observations: {args.task}, 64x64 frames, {results['date']}, "
-              f"{results['machine']['cores']} cores\n\n"
-              + observations_markdown(results["observations"]))
-        name = f"observations-{args.task}"
         (args.out / f"{name}.json").write_text(json.dumps(results, indent=1))
         (args.out / f"{name}.md").write_text(md)
         print(md)
         print(f"[bench] wrote {args.out}/{name}.json, {name}.md")
-        return results
-    if args.only == "scenarios":
-        steps = 50 if args.quick else args.scenario_steps
-        results = {"machine": measure.machine(), "python": platform.python_version(),
-                   "date": time.strftime("%Y-%m-%d %H:%M"), "quick": args.quick, "steps": steps,
-                   "scenarios": measure.scenario_figures(args.scenario, steps)}
-        md = scenarios_markdown(results)
-        (args.out / "scenarios.json").write_text(json.dumps(results, indent=1))
-        (args.out / "scenarios.md").write_text(md)
-        print(md)
-        print(f"[bench] wrote {args.out}/scenarios.json, scenarios.md")
+        if any("error" in row for row in results.get("frames", [])):
+            raise SystemExit("[bench] some measurements failed: their errors are in "
+                             f"{args.out}/{name}.json")
         return results
     results = run(args)
     (args.out / "results.json").write_text(json.dumps(results, indent=1))

@@ -198,23 +198,42 @@ class LockstepSession:
         # camera before the frame. Frames before the drop cannot be the reset's.
         deadline = time.monotonic() + self.config.timeout
         self._map_sent = blocks_dropped = False
+        ticks = 0
         while True:
             drop = self._map_sent and not blocks_dropped
             flags = (protocol.DROP_UNSENT_BLOCKS if drop
                      else 0 if blocks_dropped else protocol.NOT_DRAWN)
             observations, tick = self.step({a: NOOP for a in agents}, frames=0, flags=flags)
             blocks_dropped |= drop
+            ticks += 1
             if result.get("loading") and not tick.get("loading"):
                 result = tick  # the reset waited for the task area and ran in this tick
             if (all(o.ready for o in observations.values()) and not result.get("loading")
                     and self._map_sent and blocks_dropped):
                 break
             if time.monotonic() > deadline:
-                slow = [a for a, o in observations.items() if not o.ready] or ["the task area"]
-                raise TimeoutError(f"the world around {slow} did not load within "
-                                   f"{self.config.timeout:.0f} s")
+                raise TimeoutError(self._loading_report(observations, result, ticks,
+                                                        blocks_dropped))
         return observations, dict(result, state=tick.get("state"),
                                   observations=tick.get("observations"))
+
+    def _loading_report(self, observations: dict[str, protocol.Observation], result: dict,
+                        ticks: int, blocks_dropped: bool) -> str:
+        """Why a reset's world did not load in time: what it still waited for, where
+        the agents whose clients lacked their map stood, and the engines' log tails."""
+        slow = [a for a, o in observations.items() if not o.ready]
+        waits = [f"the map at {a}'s feet, its objects and meshes on its client (at "
+                 + ", ".join(f"{c:.1f}" for c in observations[a].position) + ")" for a in slow]
+        if not self._map_sent:
+            waits.append("the server's map send to every agent (map_sent)")
+        elif not blocks_dropped:
+            waits.append("the clients' drop of the map blocks the server did not send")
+        if result.get("loading"):
+            waits.append("the task area (the reset has not run)")
+        names = ["server", *slow[:1]]
+        return (f"the reset's world did not load within {self.config.timeout:.0f} s "
+                f"({ticks} zero-time ticks); waiting for: "
+                + "; ".join(waits) + "\n" + "".join(self._processes.log_tail(n) for n in names))
 
     def step(self, actions: dict[str, AgentAction], frames: int | None = None, flags: int = 0):
         """One lock-step: every agent in `actions` acts, the server ticks once.

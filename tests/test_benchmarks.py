@@ -61,6 +61,26 @@ def test_quick_benchmark_writes_complete_results(tmp_path):
     assert (tmp_path / "results.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+@pytest.mark.engine
+def test_frames_benchmark_measures_each_frame_size_and_reports_a_failed_one(tmp_path):
+    run = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "run.py"), "--only", "frames",
+                          "--quick", "--agents", "1", "--obs-sizes", "32", "4", "96",
+                          "--out", str(tmp_path)],
+                         timeout=300, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    assert run.returncode == 1 and "some measurements failed" in run.stderr, run.stderr
+    r = json.loads((tmp_path / "frames.json").read_text())
+    measured, failed = [r["frames"][i] for i in (0, 2)], r["frames"][1]
+    assert [(row["obs_size"], row["agents"]) for row in measured] == [(32, 1), (96, 1)]
+    for row in measured:
+        assert row["observation_shape"] == [row["obs_size"], row["obs_size"], 3]
+        assert row["ceiling_frames_per_s"] > 0 and row["agent_steps_per_s"] > 0
+        assert row["renderer"] not in ("", "unknown") and "error" not in row
+    assert failed["error"].startswith("ValueError: obs_size (4, 4) is out of range")
+    md = (tmp_path / "frames.md").read_text()
+    assert "| 32x32 | 1 |" in md and "| 96x96 | 1 |" in md and "| 4x4 | 1 | - | - | - |" in md
+    assert "4x4, 1 agent(s) failed: ValueError" in md and measured[0]["renderer"] in md
+
+
 def test_same_frames_finds_the_steps_that_differ(capsys):
     sys.path.insert(0, str(ROOT / "benchmarks"))
     import same_frames

@@ -3,6 +3,7 @@ started them, even when it is killed with SIGKILL. The checks look at the proces
 directories each test started, so other engines on the machine do not matter."""
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -214,6 +215,39 @@ def test_after_a_stopped_client_the_step_times_out_and_the_reset_restarts_the_en
         assert_restarts(env, "agent_1")
     finally:
         env.close()
+
+
+# a task whose reset, with option far, puts every player beyond the map's edge
+FAR_RESET_TASK = {
+    "task.toml": ('id = "far_reset"\noptions_without_default = ["far"]\n'
+                  '[[actions]]\nname = "noop"\n'),
+    "mod.conf": "name = far_reset\ndepends = craftium_ma\n",
+    "init.lua": """
+craftium_ma.register_on_reset(function(seed, options)
+	if not options.far then return end
+	for _, player in ipairs(core.get_connected_players()) do
+		player:set_pos({x = 0, y = 40000, z = 0})
+	end
+end)
+""",
+}
+
+
+def test_a_reset_whose_map_never_arrives_says_what_it_waited_for(tmp_path):
+    import craftium_ma
+    for name, text in FAR_RESET_TASK.items():
+        (tmp_path / name).write_text(text)
+    env = craftium_ma.parallel_env(task_dir=tmp_path, num_agents=1, timeout=5)
+    try:
+        env.reset(seed=0)
+        with pytest.raises(TimeoutError) as failure:
+            env.reset(seed=0, options={"far": True})
+    finally:
+        env.close()
+    message = str(failure.value)
+    assert re.search(r"did not load within 5 s \(\d+ zero-time ticks\); waiting for: the map "
+                     r"at agent_0's feet.*\(at 0\.0, 40000\.0, 0\.0\)", message), message
+    assert "--- server.log.debug ---" in message and "--- agent_0.log.debug ---" in message
 
 
 @pytest.mark.parametrize("hook", ["step", "reset"])
