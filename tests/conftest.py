@@ -1,6 +1,7 @@
 """Shared fixtures: sessions of real Luanti processes running tests/mods/lockstep_test;
 the guard that fails a test starting Luanti processes without the `engine` mark."""
 
+import json
 import os
 import shutil
 import tempfile
@@ -96,12 +97,19 @@ def engine_thread_cpus(pid: int) -> set:
     return {c for t in threads for c in os.sched_getaffinity(int(t))}
 
 
-# a task whose hooks raise a Lua error when told to (task options fail_at, fail_reset)
-LUA_ERROR_TASK = {
-    "task.toml": ('id = "lua_error"\noptions_without_default = ["fail_at", "fail_reset"]\n'
-                  '[[actions]]\nname = "noop"\n'),
-    "mod.conf": "name = lua_error\ndepends = craftium_ma\n",
-    "init.lua": """
+def write_task(folder: Path, name: str, options: list[str], init_lua: str) -> Path:
+    """A task with one no-op action, options without defaults and `init_lua`, written
+    into `folder` (a task_dir=)."""
+    (folder / "task.toml").write_text(f'id = "{name}"\noptions_without_default = '
+                                      f'{json.dumps(options)}\n[[actions]]\nname = "noop"\n')
+    (folder / "mod.conf").write_text(f"name = {name}\ndepends = craftium_ma\n")
+    (folder / "init.lua").write_text(init_lua)
+    return folder
+
+
+def write_lua_error_task(folder: Path) -> Path:
+    """A task whose hooks raise a Lua error when told to (options fail_at, fail_reset)."""
+    return write_task(folder, "lua_error", ["fail_at", "fail_reset"], """
 craftium_ma.register_on_reset(function(seed, options)
 	if options.fail_reset then error("the reset hook failed") end
 end)
@@ -110,12 +118,4 @@ craftium_ma.register_on_step(function()
 		error("the step hook failed")
 	end
 end)
-""",
-}
-
-
-def write_lua_error_task(folder: Path) -> Path:
-    """LUA_ERROR_TASK's files in `folder` (a task_dir=)."""
-    for name, text in LUA_ERROR_TASK.items():
-        (folder / name).write_text(text)
-    return folder
+""")

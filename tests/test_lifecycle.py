@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import write_lua_error_task
+from conftest import write_lua_error_task, write_task
 
 pytestmark = pytest.mark.engine
 
@@ -217,26 +217,16 @@ def test_after_a_stopped_client_the_step_times_out_and_the_reset_restarts_the_en
         env.close()
 
 
-# a task whose reset, with option far, puts every player beyond the map's edge
-FAR_RESET_TASK = {
-    "task.toml": ('id = "far_reset"\noptions_without_default = ["far"]\n'
-                  '[[actions]]\nname = "noop"\n'),
-    "mod.conf": "name = far_reset\ndepends = craftium_ma\n",
-    "init.lua": """
+def test_a_reset_whose_map_never_arrives_says_what_it_waited_for(tmp_path):
+    import craftium_ma
+    write_task(tmp_path, "far_reset", ["far"], """
 craftium_ma.register_on_reset(function(seed, options)
-	if not options.far then return end
+	if not options.far then return end  -- option far: every player beyond the map's edge
 	for _, player in ipairs(core.get_connected_players()) do
 		player:set_pos({x = 0, y = 40000, z = 0})
 	end
 end)
-""",
-}
-
-
-def test_a_reset_whose_map_never_arrives_says_what_it_waited_for(tmp_path):
-    import craftium_ma
-    for name, text in FAR_RESET_TASK.items():
-        (tmp_path / name).write_text(text)
+""")
     env = craftium_ma.parallel_env(task_dir=tmp_path, num_agents=1, timeout=5)
     try:
         env.reset(seed=0)
