@@ -69,10 +69,20 @@ class Phases:
         self.bar.close()
 
 
+def ceiling_window(args) -> tuple[float, float]:
+    """(seconds measured, seconds of warm-up) of an engine ceiling: short with --quick."""
+    return (1.5, 1.0) if args.quick else (10.0, 4.0)
+
+
+def timed_agent_steps(args) -> int:
+    """Agent steps timed for each parallel_env figure: fewer with --quick."""
+    return 100 if args.quick else 3000
+
+
 def run(args) -> dict:
     quick = args.quick
-    seconds = 1.5 if quick else 10.0
-    agent_steps = 100 if quick else 3000
+    seconds, warmup = ceiling_window(args)
+    agent_steps = timed_agent_steps(args)
     results = {"task": args.task, "obs": "64x64", "machine": measure.machine(),
                "python": platform.python_version(), "date": time.strftime("%Y-%m-%d %H:%M"),
                "quick": quick, "throughput": [], "lifecycle": [], "memory": None, "supersuit": None}
@@ -82,7 +92,7 @@ def run(args) -> dict:
                     * args.observation_rounds)
     for n in args.agents:
         phases.start(f"{n} agent(s): engine ceiling")
-        ceiling = measure.engine_ceiling(args.task, n, seconds, warmup=1.0 if quick else 4.0)
+        ceiling = measure.engine_ceiling(args.task, n, seconds, warmup)
         results["machine"]["renderer"] = ceiling["renderer"]
         row = {"agents": n, "ceiling_frames_per_s": ceiling["frames_per_s"],
                "ceiling_rss_mb": ceiling["rss_mb"]}
@@ -111,8 +121,8 @@ def run_frames(args, phases: Phases) -> list[dict]:
     --obs-sizes for each of --agents: what drawing bigger frames costs the renderer. A
     measurement that fails leaves its error in its row, and the others still run (on a
     machine met for the first time, one failure does not cost every figure)."""
-    seconds, warmup = (1.5, 1.0) if args.quick else (10.0, 4.0)
-    agent_steps = 100 if args.quick else 3000
+    seconds, warmup = ceiling_window(args)
+    agent_steps = timed_agent_steps(args)
     rows = []
     for size in args.obs_sizes:
         for n in args.agents:
@@ -160,7 +170,7 @@ def run_observations(args, phases: Phases) -> dict:
     name = args.observation or next(iter(find_task(args.task).observations), None)
     if name is None:
         raise SystemExit(f"task {args.task!r} declares no observation: give another --task")
-    agent_steps = 100 if args.quick else 3000
+    agent_steps = timed_agent_steps(args)
     rows = []
     for n in args.observation_agents:
         runs = {label: [] for label, _, _ in OBSERVATION_CASES}
@@ -223,7 +233,7 @@ def run_vector(args, phases: Phases, results: dict | None = None) -> dict:
     2 x 2 over 2 processes (from `results` where the run measured them already) and the
     ceiling of 2 separate envs in 2 processes, each on its share of the CPUs."""
     quick = args.quick
-    agent_steps = 100 if quick else 3000
+    agent_steps = timed_agent_steps(args)
     single = next((row["fs1_agent_steps_per_s"] for row in (results or {}).get("throughput", [])
                    if row["agents"] == 2 and "fs1_agent_steps_per_s" in row), None)
     if single is None:
