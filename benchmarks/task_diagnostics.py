@@ -1,5 +1,7 @@
-"""Why a baseline learns a task slowly or not at all: what a uniformly random policy meets in
-the env of the task's baseline config (baselines/configs/ppo_<task>.toml), per episode.
+"""Why a baseline learns a task slowly or not at all: what a policy meets in the env of the
+task's baseline config (baselines/configs/ppo_<task>.toml), per episode. The policy is
+uniformly random, or with --policy a trained one (a checkpoint of examples/train_ppo.py,
+in the env of its training, on the task's own reward).
 
 - pressure_plates: the steps an agent stands on plate A, on plate B, and with the door open
   (both held), and whether an agent got through (the task's only reward);
@@ -8,9 +10,11 @@ the env of the task's baseline config (baselines/configs/ppo_<task>.toml), per e
   before and after that step.
 
     .venv/bin/python benchmarks/task_diagnostics.py --episodes 20
+    .venv/bin/python benchmarks/task_diagnostics.py --tasks pressure_plates \
+        --policy out/baselines/ppo_pressure_plates_distance_1m/seed3/checkpoint.pt --out F
 
-Writes benchmarks/results/task_diagnostics.json (each task's episodes and their means);
-docs/baselines.md quotes it.
+Writes benchmarks/results/task_diagnostics.json, or --out (each task's episodes and their
+means); docs/baselines.md quotes them.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from pathlib import Path
 import numpy as np
 
 import craftium_ma
+from craftium_ma.policies import RandomPolicy, checkpoint_policy
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -34,20 +39,34 @@ PLATES = {"a": (2, 2), "b": (5, 7)}  # (x, z) of pressure_plates' plates (docs/t
 HOLD = 0.8  # an agent holds a plate within this of its node on x and z
 
 
-def baseline_env(task: str):
+def random_player(task: str):
+    """(the env of the task's baseline config, a uniformly random policy of seed 0)."""
     options = tomllib.loads((ROOT / "baselines" / "configs" / f"ppo_{task}.toml").read_text())
     train = options["train"]
-    return craftium_ma.parallel_env(task, **{k: train[k] for k in (
+    env = craftium_ma.parallel_env(task, **{k: train[k] for k in (
         "num_agents", "max_cycles", "frameskip", "obs_size")})
+    return env, RandomPolicy(env, seed=0)
 
 
-def pressure_plates_episode(env, seed: int, rng) -> dict:
-    env.reset(seed=seed)
+def checkpoint_player(path: str, task: str):
+    """(the env of the checkpoint's training on the task's own reward, its policy, actions
+    sampled with seed 0)."""
+    policy, options = checkpoint_policy(path, task, seed=0)
+    options.pop("task_options", None)
+    return craftium_ma.parallel_env(task, observations=policy.observations, **options), policy
+
+
+def play_step(env, policy, observations):
+    """One step of every agent's action from its observation."""
+    return env.step({a: policy(a, observations[a], {}) for a in env.agents})
+
+
+def pressure_plates_episode(env, seed: int, policy) -> dict:
+    observations, _ = env.reset(seed=seed)
     held = {"plate_a": 0, "plate_b": 0, "door_open": 0}
     steps = solved = 0
     while env.agents:
-        _, rewards, *_ = env.step({a: int(rng.integers(env.action_space(a).n))
-                                   for a in env.agents})
+        observations, rewards, *_ = play_step(env, policy, observations)
         state = env.state()
         xz = state[1:].reshape(-1, 3)[:, :2]
         for plate, at in PLATES.items():
@@ -58,13 +77,12 @@ def pressure_plates_episode(env, seed: int, rng) -> dict:
     return {"steps": steps, **held, "solved": int(solved)}
 
 
-def spiders_attack_episode(env, seed: int, rng) -> dict:
-    env.reset(seed=seed)
+def spiders_attack_episode(env, seed: int, policy) -> dict:
+    observations, _ = env.reset(seed=seed)
     steps = kills = 0
     first_death, kills_before = None, 0
     while env.agents:
-        _, rewards, terminations, *_ = env.step(
-            {a: int(rng.integers(env.action_space(a).n)) for a in env.agents})
+        observations, rewards, terminations, *_ = play_step(env, policy, observations)
         steps += 1
         if first_death is None:
             kills_before = kills  # this step's kills come with or after the death
@@ -83,20 +101,29 @@ def main() -> int:
     parser.add_argument("--episodes", type=int, default=20)
     parser.add_argument("--seed", type=int, default=10_000, help="the first episode's seed")
     parser.add_argument("--tasks", nargs="+", default=list(EPISODE), choices=list(EPISODE))
+    parser.add_argument("--policy", help="a checkpoint of train_ppo to play instead of the "
+                        "random policy (one task: the checkpoint's)")
+    parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args()
+    if args.policy and len(args.tasks) != 1:
+        parser.error("--policy plays one task: name it with --tasks")
     results = {"command": " ".join(["benchmarks/task_diagnostics.py", *sys.argv[1:]]),
                "machine": measure.machine()}
     for task in args.tasks:
-        rng = np.random.default_rng(0)
-        env = baseline_env(task)
+        env, policy = (checkpoint_player(args.policy, task) if args.policy
+                       else random_player(task))
         try:
-            episodes = [EPISODE[task](env, args.seed + k, rng) for k in range(args.episodes)]
+            episodes = []
+            for k in range(args.episodes):
+                if args.policy:
+                    policy.reset()  # empty frame stacks, as a new episode in training
+                episodes.append(EPISODE[task](env, args.seed + k, policy))
         finally:
             env.close()
         means = {k: round(float(np.mean([e[k] for e in episodes])), 3) for k in episodes[0]}
         results[task] = {"episodes": episodes, "mean": means}
         print(task, json.dumps(means), flush=True)
-    OUT.write_text(json.dumps(results, indent=1) + "\n")
+    args.out.write_text(json.dumps(results, indent=1) + "\n")
     return 0
 
 

@@ -135,3 +135,28 @@ def test_determinism_compares_a_pool_with_single_envs(tmp_path):
     r = json.loads((tmp_path / "determinism-pool.json").read_text())
     assert r["pool"] and r["tasks"]["duel"]["differed"] == {}, run.stderr
     assert "a pool of 2 against single envs" in (tmp_path / "determinism-pool.md").read_text()
+
+
+@pytest.mark.engine
+def test_task_diagnostics_plays_a_trained_policy_on_the_tasks_own_reward(tmp_path):
+    """The shipped pressure_plates policy (trained on the shaped reward) gets through where a
+    random policy does not, and the episode is counted on the task's own reward."""
+    script = [sys.executable, str(ROOT / "benchmarks" / "task_diagnostics.py"),
+              "--tasks", "pressure_plates", "--episodes", "1"]
+    trained = subprocess.run([*script, "--out", str(tmp_path / "trained.json"), "--policy",
+                              str(ROOT / "baselines" / "ppo_pressure_plates_distance.pt")],
+                             capture_output=True, text=True, timeout=300)
+    assert trained.returncode == 0, trained.stderr
+    untrained = subprocess.run([*script, "--out", str(tmp_path / "random.json")],
+                               capture_output=True, text=True, timeout=300)
+    assert untrained.returncode == 0, untrained.stderr
+    [played] = json.loads((tmp_path / "trained.json").read_text())["pressure_plates"]["episodes"]
+    assert played["solved"] == 1 and played["door_open"] > 0 and played["steps"] < 300
+    [baseline] = json.loads((tmp_path / "random.json").read_text())["pressure_plates"]["episodes"]
+    assert baseline["solved"] == 0 and baseline["steps"] == 300
+
+
+def test_task_diagnostics_refuses_a_policy_for_two_tasks():
+    run = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "task_diagnostics.py"),
+                          "--policy", "x.pt"], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 2 and "--policy plays one task" in run.stderr
