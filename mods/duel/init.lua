@@ -2,6 +2,7 @@
 -- hitter +1 and the victim -1; the episode ends when an agent's HP reaches 0.
 -- Arena: inside x, z in 1 .. SIZE, floor at y = 0, walls y = 1 .. 4. The
 -- nodes cannot be dug with a sword.
+-- Option reward = "distance" adds a dense shaping term (see fighters_potential).
 
 local SIZE = 11
 local FLOOR, WALL = "default:stone", "default:brick"
@@ -23,10 +24,30 @@ core.register_on_punchplayer(function(victim, hitter, _, _, _, damage)
 	end
 end)
 
+-- reward = "distance": the potential of a state is minus SHAPING times the distance
+-- (nodes, seen from above) between the two fighters; every step pays both its change.
+-- The same for both, so the hits stay zero-sum; an episode's shaping sums to
+-- the last potential less the first (it cannot be farmed). In self-play it pays the
+-- steps that bring the fighters together, where a copy would otherwise learn that
+-- keeping apart costs nothing.
+local SHAPING = 0.1
+local REWARDS = {hits = true, distance = true}
+local shaping_potential  -- the last step's potential; nil: reward = "hits"
+
+local function fighters_potential()
+	local a, b = unpack(craftium_ma.agent_players())
+	local p, q = a:get_pos(), b:get_pos()
+	return -SHAPING * math.sqrt((p.x - q.x) ^ 2 + (p.z - q.z) ^ 2)
+end
+
 craftium_ma.register_state(nil, craftium_ma.agent_state({"x", "z", "yaw", "hp"}))
 craftium_ma.register_observation("hp", function(player) return player:get_hp() end)
 
 craftium_ma.register_on_reset(function(seed, options)
+	if not REWARDS[options.reward] then
+		error(("duel: option reward must be \"hits\" or \"distance\", not %q")
+			:format(tostring(options.reward)))
+	end
 	local rng = craftium_ma.rng()
 	core.set_timeofday(0.5)
 	for i, player in ipairs(craftium_ma.agent_players()) do
@@ -43,9 +64,17 @@ craftium_ma.register_on_reset(function(seed, options)
 		craftium_ma.spawn(player, pos, yaw)
 		craftium_ma.give(player, {"default:sword_steel"})
 	end
+	shaping_potential = options.reward == "distance" and fighters_potential() or nil
 end)
 
 craftium_ma.register_on_step(function()
+	if shaping_potential then
+		local potential = fighters_potential()
+		for _, name in ipairs(craftium_ma.agents()) do
+			craftium_ma.add_reward(name, potential - shaping_potential)
+		end
+		shaping_potential = potential
+	end
 	for _, player in ipairs(craftium_ma.agent_players()) do
 		if player:get_hp() == 0 then
 			craftium_ma.end_episode()

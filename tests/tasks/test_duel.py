@@ -85,3 +85,32 @@ def test_random_layout_is_seeded(env):
     np.testing.assert_allclose(env.state(), first, atol=1e-4)
     env.reset(seed=2, options=layout)
     assert not np.allclose(env.state(), first)
+
+
+def fighters_potential(state):
+    """reward = "distance"'s potential, from state(): minus 0.1 times the distance between
+    the fighters."""
+    return -0.1 * np.hypot(state[0] - state[4], state[1] - state[5])
+
+
+def test_distance_reward_pays_both_each_step_the_change_of_the_fighters_potential(env):
+    """agent_0 walks towards agent_1 (neither attacks, so every reward is shaping)."""
+    env.reset(seed=1, options={"layout": "random", "reward": "distance"})
+    start = before = fighters_potential(env.state())
+    for _ in range(20):
+        _, rewards, _, _, _ = env.step({"agent_0": FORWARD, "agent_1": NOOP})
+        after = fighters_potential(env.state())
+        assert rewards["agent_0"] == rewards["agent_1"]
+        assert rewards["agent_0"] == pytest.approx(after - before, abs=1e-4)
+        before = after
+    # walking towards the other paid: the potential rose over the walk
+    assert after > start + 0.1
+
+
+def test_an_unknown_reward_option_is_an_error_naming_it(env):
+    with pytest.raises(craftium_ma.EngineError,
+                       match='option reward must be "hits" or "distance", not "dense"'):
+        env.reset(seed=0, options={"reward": "dense"})
+    with pytest.warns(RuntimeWarning, match="restarting the engine processes"):
+        env.reset(seed=0)  # the env is usable afterwards
+    assert hp(env.state(), 0) == 20
