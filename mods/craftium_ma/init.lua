@@ -19,6 +19,8 @@ local human_names, human_passwords = accounts.parse(core.settings:get("craftium_
 local context = load_module("context", {new_rng = PcgRandom})
 local results = load_module("results", {agents = agent_names, checks = checks})
 local callbacks = load_module("callbacks", {checks = checks})
+local shaping = load_module("shaping",
+	{agents = results.agents, add_reward = results.add_reward, checks = checks})
 local players = load_module("players",
 	{agents = results.agents, rng = context.rng, checks = checks})
 local state = load_module("state", {agent_players = players.agent_players})
@@ -41,8 +43,8 @@ local areas = load_module("areas",
 local build = load_module("build")
 
 local hooks = load_module("hooks", {context = context, results = results, callbacks = callbacks,
-	players = players, state = state, observations = observations, humans = humans, teams = teams,
-	hud = hud, episode = episode, areas = areas})
+	shaping = shaping, players = players, state = state, observations = observations,
+	humans = humans, teams = teams, hud = hud, episode = episode, areas = areas})
 core.craftium_ma_reset = hooks.reset
 core.craftium_ma_tick = hooks.tick
 
@@ -74,6 +76,8 @@ craftium_ma = {
 	max_cycles = context.max_cycles,
 	register_on_reset = callbacks.register_on_reset,
 	register_on_step = callbacks.register_on_step,
+	-- reward shaping (shaping.lua)
+	register_shaping = shaping.register_shaping,
 	-- the task's world (areas.lua, build.lua)
 	register_area = areas.register_area,
 	walled_arena = build.walled_arena,

@@ -2,7 +2,7 @@
 -- hitter +1 and the victim -1; the episode ends when an agent's HP reaches 0.
 -- Arena: inside x, z in 1 .. SIZE, floor at y = 0, walls y = 1 .. 4. The
 -- nodes cannot be dug with a sword.
--- Option reward = "distance" adds a dense shaping term (see fighters_potential).
+-- Option reward = "distance" adds a dense shaping term (see register_shaping below).
 
 local SIZE = 11
 local FLOOR, WALL = "default:stone", "default:brick"
@@ -32,13 +32,14 @@ end)
 -- keeping apart costs nothing.
 local SHAPING = 0.1
 local REWARDS = {hits = true, distance = true}
-local shaping_potential  -- the last step's potential; nil: reward = "hits"
-
-local function fighters_potential()
+craftium_ma.register_shaping(function()
+	if craftium_ma.options().reward ~= "distance" then
+		return nil
+	end
 	local a, b = unpack(craftium_ma.agent_players())
 	local p, q = a:get_pos(), b:get_pos()
 	return -SHAPING * math.sqrt((p.x - q.x) ^ 2 + (p.z - q.z) ^ 2)
-end
+end)
 
 craftium_ma.register_state(nil, craftium_ma.agent_state({"x", "z", "yaw", "hp"}))
 craftium_ma.register_observation("hp", function(player) return player:get_hp() end)
@@ -64,17 +65,9 @@ craftium_ma.register_on_reset(function(seed, options)
 		craftium_ma.spawn(player, pos, yaw)
 		craftium_ma.give(player, {"default:sword_steel"})
 	end
-	shaping_potential = options.reward == "distance" and fighters_potential() or nil
 end)
 
 craftium_ma.register_on_step(function()
-	if shaping_potential then
-		local potential = fighters_potential()
-		for _, name in ipairs(craftium_ma.agents()) do
-			craftium_ma.add_reward(name, potential - shaping_potential)
-		end
-		shaping_potential = potential
-	end
 	for _, player in ipairs(craftium_ma.agent_players()) do
 		if player:get_hp() == 0 then
 			craftium_ma.end_episode()

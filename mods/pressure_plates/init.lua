@@ -9,7 +9,7 @@
 -- An agent holds a plate while its collision box (0.6 wide) is over the plate,
 -- and reaches the goal room when its centre passes the door's near face
 -- (z > 7.5), which it can do while still holding plate B.
--- Option reward = "distance" adds a dense shaping term (see plates_potential).
+-- Option reward = "distance" adds a dense shaping term (see register_shaping below).
 
 local WALL, FLOOR, DOOR = "default:stonebrick", "default:wood", "default:steelblock"
 local GOAL_FLOOR = "wool:green"
@@ -64,14 +64,16 @@ end
 -- happens, not only when the door is passed.
 local SHAPING = 0.05
 local REWARDS = {goal = true, distance = true}
-local shaping_potential  -- the last step's potential; nil: reward = "goal"
 
 local function distance(player, plate)
 	local p = player:get_pos()
 	return math.sqrt((p.x - plate.x) ^ 2 + (p.z - plate.z) ^ 2)
 end
 
-local function plates_potential()
+craftium_ma.register_shaping(function()
+	if craftium_ma.options().reward ~= "distance" then
+		return nil
+	end
 	local players, nearest = craftium_ma.agent_players(), math.huge
 	for i, on_a in ipairs(players) do
 		for j, on_b in ipairs(players) do
@@ -81,7 +83,7 @@ local function plates_potential()
 		end
 	end
 	return -SHAPING * nearest
-end
+end)
 
 craftium_ma.register_state(function() return {door_is_open() and 1 or 0} end,
 	craftium_ma.agent_state({"x", "z", "yaw"}))
@@ -119,17 +121,9 @@ craftium_ma.register_on_reset(function(seed, options)
 			craftium_ma.spawn(player, spots[i], rng:next(0, 359))
 		end
 	end
-	shaping_potential = options.reward == "distance" and plates_potential() or nil
 end)
 
 craftium_ma.register_on_step(function()
-	if shaping_potential then
-		local potential = plates_potential()
-		for _, name in ipairs(craftium_ma.agents()) do
-			craftium_ma.add_reward(name, potential - shaping_potential)
-		end
-		shaping_potential = potential
-	end
 	-- the goal counts only through a door that was open when the step began
 	if door_is_open() then
 		for _, player in ipairs(craftium_ma.agent_players()) do
