@@ -17,6 +17,10 @@ Writes into --out-dir (default out/ppo/<run-name>):
   checkpoint.pt  model and optimizer state, args, step counters; reload with --resume
   snapshot_<agent steps>.pt  with --snapshots N: the model at N points of the run
 
+With --opponent-refresh N (competitive tasks) one agent of each copy learns and the others
+play a frozen copy of the policy, replaced by the learner's every N updates: self-play
+against a snapshot instead of against itself.
+
 Run `python examples/train_ppo.py --help` for the options; docs/training.md has the
 settings that learn small_room and the figures they give.
 """
@@ -27,6 +31,7 @@ import argparse
 import ast
 import contextlib
 import csv
+import copy
 import dataclasses
 import inspect
 import itertools
@@ -94,6 +99,10 @@ class Args:
     """stop an update's epochs early past this approximate KL (None: never)"""
     reward_scale: float = 0.1
     """rewards are multiplied by this for learning only (logged returns are unscaled)"""
+    opponent_refresh: int = 0
+    """self-play against a frozen opponent: in env copy k only agent k % num_agents learns,
+    the others act by a frozen copy of the policy, replaced by the learner's every this
+    many updates (0: every agent acts by the shared policy and learns from its steps)"""
     # bookkeeping
     seed: int = 1
     torch_threads: int = 0
@@ -216,6 +225,13 @@ def concat(batches: list):
 def episode_over(dones, active, num_agents):
     """Per copy: every agent is done now or was before (its slot is inactive)."""
     return (dones | ~active).reshape(-1, num_agents).all(axis=1)
+
+
+def learner_slots(num_envs: int, num_agents: int) -> torch.Tensor:
+    """Self-play against a frozen opponent: which slots learn, one agent per env copy,
+    agent k % num_agents in copy k (so the learner plays every agent's side of the task)."""
+    slot = torch.arange(num_envs * num_agents)
+    return slot % num_agents == (slot // num_agents) % num_agents
 
 
 def make_vec_env(args: Args) -> TrainingVecEnv:
@@ -359,13 +375,24 @@ def train(args: Args) -> dict:
             global_step, update = ckpt["global_step"], ckpt["update"]
             wall_offset = ckpt["wall_time"]
             log(f"resumed from {args.resume} at step {global_step}")
+        # the slots whose steps train the policy; with a frozen opponent, the others act by it
+        learns = torch.ones(n_slots, dtype=torch.bool)
+        opponent = None
+        if args.opponent_refresh:
+            learns = learner_slots(args.num_envs, args.num_agents)
+            opponent = copy.deepcopy(model)
+            if ckpt is not None and "opponent" in ckpt:
+                opponent.load_state_dict(ckpt["opponent"])
 
         batch_size = n_slots * args.num_steps
-        minibatch_size = batch_size // args.num_minibatches
+        # the rollout's rows (step-major) that the update learns from
+        train_rows = torch.nonzero(learns.repeat(args.num_steps)).squeeze(1)
+        minibatch_size = len(train_rows) // args.num_minibatches
         num_updates = max(1, args.total_timesteps // batch_size)
+        learner = f" ({len(train_rows)} of them the learner's)" if opponent is not None else ""
         log(f"{args.task}: {args.num_envs} envs x {args.num_agents} agents = {n_slots} slots, "
-            f"obs {obs_shape}, {n_actions} actions, {num_updates} updates of {batch_size} steps "
-            f"-> {out}")
+            f"obs {obs_shape}, {n_actions} actions, {num_updates} updates of {batch_size} steps"
+            f"{learner} -> {out}")
 
         # rollout storage (the observations: a list of each step's batch)
         act_buf = torch.zeros((args.num_steps, n_slots), dtype=torch.long)
@@ -389,9 +416,10 @@ def train(args: Args) -> dict:
         recent_team = []
 
         def save():
+            frozen = {"opponent": opponent.state_dict()} if opponent is not None else {}
             save_checkpoint(out / "checkpoint.pt", model, optimizer=optimizer.state_dict(),
                             args=dataclasses.asdict(args), global_step=global_step,
-                            update=update, wall_time=wall_offset + time.time() - start)
+                            update=update, wall_time=wall_offset + time.time() - start, **frozen)
             ep_file.flush(), upd_file.flush()
             plot_curve(ep_path, out / "curve.png", title=f"PPO on {args.task}, "
                        f"{args.num_agents} agents ({args.run_name})")
@@ -416,6 +444,9 @@ def train(args: Args) -> dict:
                 done_buf[t] = next_done
                 with torch.no_grad():
                     action, logp, _, value = model.act(next_obs)
+                    if opponent is not None:
+                        action[~learns] = opponent.act(
+                            apply(lambda x: x[~learns], next_obs))[0]
                 act_buf[t], logp_buf[t], val_buf[t] = action, logp, value
                 obs, rewards, terms, truncs, infos = vec.step(action.numpy())
                 dones = np.logical_or(terms, truncs)
@@ -453,7 +484,7 @@ def train(args: Args) -> dict:
             # clipped-surrogate updates over shuffled minibatches
             clip_fracs, stop = [], False
             for _ in range(args.update_epochs):
-                for idx in torch.randperm(batch_size).split(minibatch_size):
+                for idx in train_rows[torch.randperm(len(train_rows))].split(minibatch_size):
                     mb_obs = apply(lambda x: x[idx], b_obs)  # noqa: B023 (used at once)
                     _, new_logp, entropy, new_value = model.act(mb_obs, b_act[idx])
                     log_ratio = new_logp - b_logp[idx]
@@ -479,6 +510,8 @@ def train(args: Args) -> dict:
                 if stop:
                     break
             torch.set_num_threads(1)
+            if opponent is not None and update % args.opponent_refresh == 0:
+                opponent.load_state_dict(model.state_dict())
 
             wall = wall_offset + time.time() - start
             upd_csv.writerow([update, global_step, f"{wall:.1f}",

@@ -119,3 +119,27 @@ def test_evaluate_writes_results_and_gif(trained, tmp_path, policy):
         assert im.format == "GIF" and im.n_frames > 1
         # the two 32-pixel views side by side, each under its label, scaled 3 times
         assert (im.width, im.height) == (2 * 32 * 3, (32 + render.LABEL_BAR) * 3)
+
+
+def test_self_play_against_a_frozen_opponent_learns_from_one_side_and_refreshes_it(tmp_path):
+    # duel, 2 copies x 2 agents: agent_0 learns in copy 0, agent_1 in copy 1; 3 updates of
+    # 4 slots x 32 steps, the opponent replaced by the learner after update 2
+    args = ["--task", "duel", "--num-agents", "2", "--num-envs", "2", "--max-cycles", "20",
+            "--frameskip", "4", "--obs-size", "32", "--num-steps", "32", "--num-minibatches", "2",
+            "--update-epochs", "1", "--torch-threads", "1", "--total-timesteps", "384",
+            "--opponent-refresh", "2", "--snapshots", "3", "--out-dir", str(tmp_path)]
+    stdout = run("train_ppo.py", *args)
+    assert "3 updates of 128 steps (64 of them the learner's)" in stdout
+    _, ckpt = load_checkpoint(tmp_path / "checkpoint.pt")
+    after_two = torch.load(tmp_path / "snapshot_256.pt", weights_only=False)["model"]
+    for name, weights in ckpt["opponent"].items():
+        assert torch.equal(weights, after_two[name]), name
+    assert any(not torch.equal(ckpt["model"][k], after_two[k]) for k in after_two)
+
+
+def test_the_learner_plays_each_side_in_turn():
+    sys.path.insert(0, str(EXAMPLES))
+    import train_ppo
+
+    assert train_ppo.learner_slots(4, 2).tolist() == [True, False, False, True] * 2
+    assert train_ppo.learner_slots(2, 3).tolist() == [True, False, False, False, True, False]
