@@ -19,7 +19,8 @@ seeds in the same env. The row keeps, per seed, the evaluation's mean return per
 the training curve (the mean return per agent of the episodes that ended in each 5 % of the
 budget); its return_mean is the mean over seeds, return_ci95 a two-level bootstrap interval
 (seeds resampled, then each seed's episodes), as rliable's stratified bootstrap. The best
-seed's model (without its optimizer state) goes to baselines/<config>.pt, which
+seed's model (without its optimizer state or frozen opponent) goes to
+baselines/<config>.pt, which
 `craftium-ma evaluate baselines/<config>.pt --task TASK --episodes N --json` plays. It then
 plays the focal slots of its task's scenarios (docs/scenarios.md) on the episodes of their
 reference scores, at its own frame size and the scenarios' frameskip (1), and the row keeps
@@ -212,9 +213,11 @@ def two_level_ci(per_seed: list[list[float]], rng) -> list[float]:
 
 
 def ship(config: dict, seed: int, out: Path) -> str:
-    """The seed's model without its optimizer state, as <out>/<config>.pt."""
+    """The seed's model without what only its training needs (the optimizer state, a frozen
+    opponent), as <out>/<config>.pt."""
     checkpoint = torch.load(run_dir(config, seed) / "checkpoint.pt", weights_only=False)
     checkpoint.pop("optimizer", None)
+    checkpoint.pop("opponent", None)
     path = out / f"{config['name']}.pt"
     torch.save(checkpoint, path)
     return str(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path)
