@@ -379,6 +379,10 @@ def train(args: Args) -> dict:
         learns = torch.ones(n_slots, dtype=torch.bool)
         opponent = None
         if args.opponent_refresh:
+            if args.opponent_refresh < 0 or args.num_agents < 2:
+                raise ValueError("--opponent-refresh needs a positive number of updates and at "
+                                 f"least 2 agents, got {args.opponent_refresh} and "
+                                 f"{args.num_agents} agents")
             learns = learner_slots(args.num_envs, args.num_agents)
             opponent = copy.deepcopy(model)
             if ckpt is not None and "opponent" in ckpt:

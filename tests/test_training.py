@@ -137,6 +137,16 @@ def test_self_play_against_a_frozen_opponent_learns_from_one_side_and_refreshes_
     assert any(not torch.equal(ckpt["model"][k], after_two[k]) for k in after_two)
 
 
+def test_a_frozen_opponent_without_a_second_agent_is_an_error_naming_it(tmp_path):
+    proc = subprocess.run([sys.executable, str(EXAMPLES / "train_ppo.py"), *TRAIN,
+                           "--num-agents", "1", "--total-timesteps", "64",
+                           "--opponent-refresh", "2", "--out-dir", str(tmp_path)],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode != 0
+    assert "--opponent-refresh needs a positive number of updates and at least 2 agents, " \
+        "got 2 and 1 agents" in proc.stderr
+
+
 def test_the_learner_plays_each_side_in_turn():
     sys.path.insert(0, str(EXAMPLES))
     import train_ppo
