@@ -60,4 +60,10 @@ function checks.position(fn, pos)
 	end
 end
 
+--- An error about what the task's function fn returned, blaming the line that defines fn.
+function checks.returned(fn, message)
+	local defined = debug.getinfo(fn, "S")
+	error(defined.short_src .. ":" .. defined.linedefined .. ": craftium_ma: " .. message, 0)
+end
+
 return checks

@@ -74,9 +74,8 @@ local function value_of(fn, player, name, agent)
 	end
 	local problem = wrong(value)
 	if problem then
-		local defined = debug.getinfo(fn, "S")
-		error(defined.short_src .. ":" .. defined.linedefined .. ": craftium_ma: an observation " ..
-			"must be a number, a boolean or a flat array of them, " .. problem .. where, 0)
+		deps.checks.returned(fn, "an observation must be a number, a boolean or a flat array " ..
+			"of them, " .. problem .. where)
 	end
 	return value
 end

@@ -23,9 +23,8 @@ end
 local function value_of(fn)
 	local value = fn()
 	if value ~= nil and (type(value) ~= "number" or value ~= value) then
-		local defined = debug.getinfo(fn, "S")
-		error(defined.short_src .. ":" .. defined.linedefined .. ": craftium_ma: a potential " ..
-			"must be a number or nil, got " .. (value ~= value and "nan" or type(value)), 0)
+		deps.checks.returned(fn, "a potential must be a number or nil, got " ..
+			(value ~= value and "nan" or type(value)))
 	end
 	return value
 end
