@@ -26,7 +26,7 @@ from . import doctor, humans
 from .build import EngineNotBuiltError
 from .resources import BUILD_SCRIPT
 from .scaffold import new_task
-from .tasks import shipped_tasks
+from .tasks import options_from_json, shipped_tasks
 
 PROG = "craftium-ma"
 BUILD_TIMEOUT_S = 3 * 3600  # a cold build takes about 9 minutes on 2 cores
@@ -111,10 +111,11 @@ def serve(args) -> int:
 
 def evaluate(args) -> int:
     from .evaluation import evaluate as run_evaluation
-    env_kwargs = {"task_options": json.loads(args.task_options)} if args.task_options else {}
-    if args.observations:
-        env_kwargs["observations"] = args.observations.split(",")
     try:
+        env_kwargs = ({"task_options": options_from_json(args.task_options)}
+                      if args.task_options else {})
+        if args.observations:
+            env_kwargs["observations"] = args.observations.split(",")
         results = run_evaluation(args.policy, args.scenario, task=args.task,
                                  episodes=args.episodes, seed=args.seed, records=args.out,
                                  **env_kwargs)

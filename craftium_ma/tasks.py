@@ -9,6 +9,7 @@ the HUD parts its agents see, and the info keys and observations it declares.
 
 from __future__ import annotations
 
+import json
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -189,3 +190,15 @@ def find_task(task: str) -> Task:
         raise TaskError(f"unknown task {task!r}; the tasks are: {', '.join(found) or 'none'} "
                         "(or pass task_dir= for a task folder of your own)")
     return found[task]
+
+
+def options_from_json(text: str) -> dict:
+    """A task's options as a command line gives them, a JSON object: '{"size": 5}'."""
+    try:
+        options = json.loads(text)
+    except json.JSONDecodeError:
+        options = None
+    if not isinstance(options, dict):
+        raise TaskError(f"task options must be a JSON object such as '{{\"size\": 5}}', "
+                        f"got {text!r}")
+    return options

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import json
 import time
 from pathlib import Path
 
@@ -31,6 +30,7 @@ from benchmarl.experiment import Experiment, ExperimentConfig
 from benchmarl.models import CnnConfig, MlpConfig
 
 from craftium_ma.integrations.benchmarl import CraftiumTask, save_policy
+from craftium_ma.tasks import options_from_json
 
 ALGORITHMS = {"ippo": IppoConfig, "mappo": MappoConfig}
 
@@ -67,7 +67,7 @@ def experiment_of(args: argparse.Namespace, out: Path) -> Experiment:
            "frameskip": args.frameskip, "obs_size": args.obs_size,
            "done_on_any": args.done_on_any}
     if args.task_options:
-        env["task_options"] = json.loads(args.task_options)
+        env["task_options"] = options_from_json(args.task_options)
     task = CraftiumTask[args.task.upper()].get_task(env)
     config = ExperimentConfig.get_from_yaml()
     config.max_n_iters = None

@@ -35,7 +35,6 @@ import copy
 import dataclasses
 import inspect
 import itertools
-import json
 import os
 import sys
 import textwrap
@@ -51,6 +50,7 @@ from tqdm import tqdm
 import craftium_ma
 from craftium_ma.models import (ActorCritic, ModelInput, env_observations, observation_names,
                                 save_checkpoint)
+from craftium_ma.tasks import TaskError, options_from_json
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -159,7 +159,13 @@ def add_dataclass_args(parser, cls, skip=()):
 def parse_args(argv=None) -> Args:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     add_dataclass_args(parser, Args)
-    return Args(**vars(parser.parse_args(argv)))
+    args = Args(**vars(parser.parse_args(argv)))
+    if args.task_options:
+        try:
+            options_from_json(args.task_options)
+        except TaskError as e:
+            parser.error(f"--task-options: {e}")
+    return args
 
 
 # --------------------------------------------------------------------------- environment
@@ -176,7 +182,7 @@ class TrainingVecEnv:
     def __init__(self, args: Args, **env_kwargs):
         names = observation_names(args.observations)
         if args.task_options:
-            env_kwargs = {"task_options": json.loads(args.task_options)} | env_kwargs
+            env_kwargs = {"task_options": options_from_json(args.task_options)} | env_kwargs
         self.pool = craftium_ma.vector_env(
             args.task, args.num_envs, num_agents=args.num_agents, max_cycles=args.max_cycles,
             obs_size=args.obs_size, frameskip=args.frameskip,

@@ -92,3 +92,11 @@ def test_doctor_lists_each_missing_package_of_an_extra_once(monkeypatch):
     monkeypatch.setattr(metadata, "version", without_torch)
     missing = doctor.missing_extras()["test"]
     assert len(missing) == len(set(missing)) and sum(m.startswith("torch==") for m in missing) == 1
+
+
+def test_evaluate_refuses_task_options_that_are_not_a_json_object_in_one_line():
+    for text in ("{size: 5}", "[5]"):
+        bad = craftium_ma("evaluate", "random", "--task", "small_room", "--task-options", text)
+        assert bad.returncode == 2 and bad.stdout == ""
+        assert bad.stderr == ("craftium-ma: error: task options must be a JSON object such as "
+                              f"'{{\"size\": 5}}', got '{text}'\n")
