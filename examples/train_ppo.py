@@ -89,6 +89,9 @@ class Args:
     anneal_lr: bool = True
     gamma: float = 0.99
     gae_lambda: float = 0.95
+    norm_adv: bool = True
+    """scale each minibatch's advantages to mean 0 and std 1 (CleanRL's norm_adv); off, they
+    keep their size across minibatches"""
     num_minibatches: int = 4
     update_epochs: int = 4
     clip_coef: float = 0.2
@@ -504,7 +507,8 @@ def train(args: Args) -> dict:
                         clipped = (ratio - 1).abs() > args.clip_coef
                         clip_fracs.append(clipped.float().mean().item())
                     adv = b_adv[idx]
-                    adv = (adv - adv.mean()) / (adv.std() + 1e-8)
+                    if args.norm_adv:
+                        adv = (adv - adv.mean()) / (adv.std() + 1e-8)
                     policy_loss = torch.max(-adv * ratio, -adv * ratio.clamp(
                         1 - args.clip_coef, 1 + args.clip_coef)).mean()
                     value_loss = 0.5 * (new_value - b_ret[idx]).pow(2).mean()

@@ -157,6 +157,18 @@ def test_task_options_that_are_not_a_json_object_are_an_error_naming_them():
         "'{\"size\": 5}', got '{size: 3}'")
 
 
+def test_norm_adv_centres_each_minibatch_and_no_norm_adv_keeps_the_raw_advantages(tmp_path):
+    # one update of one minibatch: its ratio is 1, so its policy loss is minus the mean advantage
+    losses = {}
+    for flag in ("--norm-adv", "--no-norm-adv"):
+        out = tmp_path / flag
+        run("train_ppo.py", *TRAIN, "--num-minibatches", "1", "--update-epochs", "1",
+            "--total-timesteps", "128", flag, "--out-dir", str(out))
+        losses[flag] = float(read_rows(out / "updates.csv")[0]["policy_loss"])
+    assert abs(losses["--norm-adv"]) < 1e-3
+    assert abs(losses["--no-norm-adv"]) > 1e-2
+
+
 def test_the_learner_plays_each_side_in_turn():
     sys.path.insert(0, str(EXAMPLES))
     import train_ppo
