@@ -214,10 +214,10 @@ def two_level_ci(per_seed: list[list[float]], rng) -> list[float]:
 
 def ship(config: dict, seed: int, out: Path) -> str:
     """The seed's model without what only its training needs (the optimizer state, a frozen
-    opponent), as <out>/<config>.pt."""
+    opponent and its league), as <out>/<config>.pt."""
     checkpoint = torch.load(run_dir(config, seed) / "checkpoint.pt", weights_only=False)
-    checkpoint.pop("optimizer", None)
-    checkpoint.pop("opponent", None)
+    for key in ("optimizer", "opponent", "league"):
+        checkpoint.pop(key, None)
     path = out / f"{config['name']}.pt"
     torch.save(checkpoint, path)
     return str(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path)

@@ -19,7 +19,8 @@ Writes into --out-dir (default out/ppo/<run-name>):
 
 With --opponent-refresh N (competitive tasks) one agent of each copy learns and the others
 play a frozen copy of the policy, replaced by the learner's every N updates: self-play
-against a snapshot instead of against itself.
+against a snapshot instead of against itself; with --opponent-pool K the replacement is
+drawn from the learner's last K refreshes (a league of past selves).
 
 Run `python examples/train_ppo.py --help` for the options; docs/training.md has the
 settings that learn small_room and the figures they give.
@@ -106,6 +107,10 @@ class Args:
     """self-play against a frozen opponent: in env copy k only agent k % num_agents learns,
     the others act by a frozen copy of the policy, replaced by the learner's every this
     many updates (0: every agent acts by the shared policy and learns from its steps)"""
+    opponent_pool: int = 1
+    """with --opponent-refresh: at each refresh the opponent is drawn uniformly from the
+    learner's weights at its last this many refreshes (1: the latest; more: a league of
+    past selves)"""
     # bookkeeping
     seed: int = 1
     torch_threads: int = 0
@@ -386,7 +391,11 @@ def train(args: Args) -> dict:
             log(f"resumed from {args.resume} at step {global_step}")
         # the slots whose steps train the policy; with a frozen opponent, the others act by it
         learns = torch.ones(n_slots, dtype=torch.bool)
-        opponent = None
+        opponent, league = None, []  # league: the learner's weights at its last refreshes
+        if args.opponent_pool < 1 or (args.opponent_pool > 1 and not args.opponent_refresh):
+            raise ValueError(f"--opponent-pool needs a size of at least 1 and, above 1, "
+                             f"--opponent-refresh; got {args.opponent_pool} and "
+                             f"{args.opponent_refresh}")
         if args.opponent_refresh:
             if args.opponent_refresh < 0 or args.num_agents < 2:
                 raise ValueError("--opponent-refresh needs a positive number of updates and at "
@@ -396,6 +405,7 @@ def train(args: Args) -> dict:
             opponent = copy.deepcopy(model)
             if ckpt is not None and "opponent" in ckpt:
                 opponent.load_state_dict(ckpt["opponent"])
+                league = ckpt.get("league", [])
 
         batch_size = n_slots * args.num_steps
         # the rollout's rows (step-major) that the update learns from
@@ -429,7 +439,8 @@ def train(args: Args) -> dict:
         recent_team = []
 
         def save():
-            frozen = {"opponent": opponent.state_dict()} if opponent is not None else {}
+            frozen = ({"opponent": opponent.state_dict(), "league": league}
+                      if opponent is not None else {})
             save_checkpoint(out / "checkpoint.pt", model, optimizer=optimizer.state_dict(),
                             args=dataclasses.asdict(args), global_step=global_step,
                             update=update, wall_time=wall_offset + time.time() - start, **frozen)
@@ -525,7 +536,10 @@ def train(args: Args) -> dict:
                     break
             torch.set_num_threads(1)
             if opponent is not None and update % args.opponent_refresh == 0:
-                opponent.load_state_dict(model.state_dict())
+                league = [*league, copy.deepcopy(model.state_dict())][-args.opponent_pool:]
+                # drawn from the seed and the update, so a resumed run draws the same
+                drawn = np.random.default_rng([args.seed, update]).integers(len(league))
+                opponent.load_state_dict(league[drawn])
 
             wall = wall_offset + time.time() - start
             upd_csv.writerow([update, global_step, f"{wall:.1f}",

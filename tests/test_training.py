@@ -137,6 +137,26 @@ def test_self_play_against_a_frozen_opponent_learns_from_one_side_and_refreshes_
     assert any(not torch.equal(ckpt["model"][k], after_two[k]) for k in after_two)
 
 
+def test_the_opponent_is_drawn_from_a_league_of_the_learners_last_refreshes(tmp_path):
+    # refreshed after each of 4 updates; the league keeps the last 3 (the snapshots of
+    # updates 2 to 4), and the opponent is the one drawn at update 4
+    args = ["--task", "duel", "--num-agents", "2", "--num-envs", "2", "--max-cycles", "20",
+            "--frameskip", "4", "--obs-size", "32", "--num-steps", "16", "--num-minibatches", "1",
+            "--update-epochs", "1", "--torch-threads", "1", "--total-timesteps", "256",
+            "--opponent-refresh", "1", "--opponent-pool", "3", "--snapshots", "4",
+            "--seed", "3", "--out-dir", str(tmp_path)]
+    run("train_ppo.py", *args)
+    _, ckpt = load_checkpoint(tmp_path / "checkpoint.pt")
+    snapshots = [torch.load(tmp_path / f"snapshot_{64 * u}.pt", weights_only=False)["model"]
+                 for u in (2, 3, 4)]
+    assert len(ckpt["league"]) == 3
+    for kept, snapshot in zip(ckpt["league"], snapshots, strict=True):
+        assert all(torch.equal(kept[k], snapshot[k]) for k in snapshot)
+    drawn = np.random.default_rng([3, 4]).integers(3)
+    assert all(torch.equal(ckpt["opponent"][k], snapshots[drawn][k]) for k in snapshots[0])
+    assert len({tuple(s[k].sum().item() for k in sorted(s)) for s in snapshots}) == 3
+
+
 def test_a_frozen_opponent_without_a_second_agent_is_an_error_naming_it(tmp_path):
     proc = subprocess.run([sys.executable, str(EXAMPLES / "train_ppo.py"), *TRAIN,
                            "--num-agents", "1", "--total-timesteps", "64",
@@ -145,6 +165,13 @@ def test_a_frozen_opponent_without_a_second_agent_is_an_error_naming_it(tmp_path
     assert proc.returncode != 0
     assert "--opponent-refresh needs a positive number of updates and at least 2 agents, " \
         "got 2 and 1 agents" in proc.stderr
+    proc = subprocess.run([sys.executable, str(EXAMPLES / "train_ppo.py"), *TRAIN,
+                           "--total-timesteps", "64", "--opponent-pool", "3",
+                           "--out-dir", str(tmp_path)],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode != 0
+    assert "--opponent-pool needs a size of at least 1 and, above 1, --opponent-refresh; " \
+        "got 3 and 0" in proc.stderr
 
 
 def test_task_options_that_are_not_a_json_object_are_an_error_naming_them():
