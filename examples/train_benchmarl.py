@@ -30,7 +30,7 @@ from benchmarl.experiment import Experiment, ExperimentConfig
 from benchmarl.models import CnnConfig, MlpConfig
 
 from craftium_ma.integrations.benchmarl import CraftiumTask, save_policy
-from craftium_ma.tasks import options_from_json
+from craftium_ma.tasks import TaskError, options_from_json
 
 ALGORITHMS = {"ippo": IppoConfig, "mappo": MappoConfig}
 
@@ -59,7 +59,12 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--run-name", default="")
     p.add_argument("--out-dir", default="")
     p.add_argument("--quiet", action="store_true")
-    return p.parse_args(argv)
+    args = p.parse_args(argv)
+    try:
+        args.task_options = options_from_json(args.task_options) if args.task_options else {}
+    except TaskError as e:
+        p.error(f"--task-options: {e}")
+    return args
 
 
 def experiment_of(args: argparse.Namespace, out: Path) -> Experiment:
@@ -67,7 +72,7 @@ def experiment_of(args: argparse.Namespace, out: Path) -> Experiment:
            "frameskip": args.frameskip, "obs_size": args.obs_size,
            "done_on_any": args.done_on_any}
     if args.task_options:
-        env["task_options"] = options_from_json(args.task_options)
+        env["task_options"] = args.task_options
     task = CraftiumTask[args.task.upper()].get_task(env)
     config = ExperimentConfig.get_from_yaml()
     config.max_n_iters = None

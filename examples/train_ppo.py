@@ -393,7 +393,7 @@ def train(args: Args) -> dict:
         learns = torch.ones(n_slots, dtype=torch.bool)
         opponent, league = None, []  # league: the learner's weights at its last refreshes
         if args.opponent_pool < 1 or (args.opponent_pool > 1 and not args.opponent_refresh):
-            raise ValueError(f"--opponent-pool needs a size of at least 1 and, above 1, "
+            raise ValueError("--opponent-pool needs a size of at least 1 and, above 1, "
                              f"--opponent-refresh; got {args.opponent_pool} and "
                              f"{args.opponent_refresh}")
         if args.opponent_refresh:

@@ -175,13 +175,14 @@ def test_a_frozen_opponent_without_a_second_agent_is_an_error_naming_it(tmp_path
 
 
 def test_task_options_that_are_not_a_json_object_are_an_error_naming_them():
-    proc = subprocess.run([sys.executable, str(EXAMPLES / "train_ppo.py"),
-                           "--task-options", "{size: 3}"],
-                          capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 2
-    assert proc.stderr.splitlines()[-1] == (
-        "train_ppo.py: error: --task-options: task options must be a JSON object such as "
-        "'{\"size\": 5}', got '{size: 3}'")
+    for script in ("train_ppo.py", "train_benchmarl.py"):
+        proc = subprocess.run([sys.executable, str(EXAMPLES / script),
+                               "--task-options", "{size: 3}"],
+                              capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 2
+        assert proc.stderr.splitlines()[-1] == (
+            f"{script}: error: --task-options: task options must be a JSON object such as "
+            "'{\"size\": 5}', got '{size: 3}'")
 
 
 def test_norm_adv_centres_each_minibatch_and_no_norm_adv_keeps_the_raw_advantages(tmp_path):
