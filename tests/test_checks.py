@@ -29,7 +29,7 @@ def test_an_undeclared_task_option_lists_the_declared_ones():
     with pytest.raises(ValueError) as e:
         craftium_ma.parallel_env("capture_the_flag", task_options={"lenght": 12})
     assert first_line(e).startswith("task_options: task 'capture_the_flag' takes no option "
-                                    "'lenght'; its options are: layout, length, width")
+                                    "'lenght'; its options are: layout, length, reward, width")
     # layout has no default: declared, accepted, absent unless given
     env = craftium_ma.parallel_env("capture_the_flag", task_options={"layout": "test"})
     assert "layout" not in env.task.options and "layout" in env.task.options_without_default

@@ -1,5 +1,6 @@
 -- capture_the_flag: red defends z < length / 2, blue the other half. The field's
 -- inside spans x in 1 .. width, z in 1 .. length, its floor at y = 0.
+-- Option reward = "progress" adds a dense shaping term (see register_shaping below).
 
 local MAX = 64
 local TEAMS = craftium_ma.task_teams()  -- the manifest's: red, blue
@@ -7,6 +8,8 @@ local WALL = "default:stonebrick"
 local field = {length = 40, width = 24}
 local flags = {}     -- team -> {base = pos, carrier = agent name or nil}
 local carrying = {}  -- agent name -> team of the flag it carries
+local scores = {}    -- team -> flags it scored this episode
+local REWARDS = {score = true, progress = true}
 
 for _, team in ipairs(TEAMS) do
 	core.register_node("capture_the_flag:flag_" .. team, {
@@ -70,6 +73,10 @@ local function drop_flag(name)
 end
 
 craftium_ma.register_on_reset(function(seed, options)
+	if not REWARDS[options.reward] then
+		error(("capture_the_flag: option reward must be \"score\" or \"progress\", not %q")
+			:format(tostring(options.reward)))
+	end
 	field.length = math.max(8, math.min(tonumber(options.length) or 40, MAX))
 	field.width = math.max(4, math.min(tonumber(options.width) or 24, MAX))
 	core.set_timeofday(0.5)
@@ -79,6 +86,7 @@ craftium_ma.register_on_reset(function(seed, options)
 	flags.red = {base = {x = mid_x, y = 1, z = 2}}
 	flags.blue = {base = {x = mid_x, y = 1, z = field.length - 1}}
 	carrying = {}
+	scores = {red = 0, blue = 0}
 	for _, team in ipairs(TEAMS) do
 		place_flag(team)
 	end
@@ -126,6 +134,50 @@ craftium_ma.register_state(
 		return {p.x, p.z, craftium_ma.team_of(name) == "red" and 0 or 1, carrying[name] and 1 or 0}
 	end)
 
+-- reward = "progress": a team's potential is SHAPING times its progress on the
+-- way out to the enemy flag and back, in nodes seen from above: a round trip
+-- (twice the distance between the bases) per flag scored, less what is left of
+-- the current one (the carrier's way home, or the way out of its member nearest
+-- the enemy flag plus the way back). Every step pays each agent its team's
+-- change: walking out and carrying home pay as they happen, being tagged costs
+-- the way lost, and scoring costs nothing, so no one stops short of the base.
+-- An episode's shaping sums to its last potential less its first.
+local SHAPING = 0.1
+
+local function distance(p, q)
+	return math.sqrt((p.x - q.x) ^ 2 + (p.z - q.z) ^ 2)
+end
+
+local function progress(team)
+	local enemy = team == "red" and "blue" or "red"
+	local base, enemy_base = flags[team].base, flags[enemy].base
+	local way_back = distance(enemy_base, base)
+	local left
+	if flags[enemy].carrier then
+		left = distance(core.get_player_by_name(flags[enemy].carrier):get_pos(), base)
+	else
+		left = math.huge
+		for _, name in ipairs(craftium_ma.team_members(team)) do
+			if craftium_ma.is_agent(name) then
+				local way_out = distance(core.get_player_by_name(name):get_pos(), enemy_base)
+				left = math.min(left, way_out + way_back)
+			end
+		end
+	end
+	return 2 * way_back * scores[team] - left
+end
+
+craftium_ma.register_shaping(function()
+	if craftium_ma.options().reward ~= "progress" then
+		return nil
+	end
+	local potentials = {}
+	for _, name in ipairs(craftium_ma.agents()) do
+		potentials[name] = SHAPING * progress(craftium_ma.team_of(name))
+	end
+	return potentials
+end)
+
 craftium_ma.register_on_step(function()
 	for _, name in ipairs(craftium_ma.agents()) do
 		local pos = core.get_player_by_name(name):get_pos()
@@ -137,6 +189,7 @@ craftium_ma.register_on_step(function()
 			place_flag(enemy)
 		elseif carrying[name] and home(team) and near(pos, flags[team].base, 1.5) then
 			craftium_ma.add_team_reward(team, 1)
+			scores[team] = scores[team] + 1
 			drop_flag(name)
 		end
 	end

@@ -1,7 +1,8 @@
 -- Potential-based reward shaping: each step pays every agent the change of a
 -- potential of the world's state, so an episode's shaping sums to its last
 -- potential less its first and cannot be farmed (Ng et al., 1999, with no
--- discount). Pure Lua (tests/).
+-- discount). A potential is one for all agents, or each agent's own (e.g. its
+-- team's progress). Pure Lua (tests/).
 --
 -- deps.agents: the agent names in order; deps.add_reward: results.add_reward;
 -- deps.checks: checks.lua.
@@ -11,22 +12,39 @@ local shaping = {}
 
 local potentials = {}  -- {fn, last}: last is nil in an episode the potential does not shape
 
---- fn() returns the potential of the state, a number, or nil: no shaping this
+--- fn() returns the potential of the state: a number (every agent's), a table
+--- of a number per agent name (each agent's own), or nil: no shaping this
 --- episode (e.g. a task option turns it off); it is asked once per reset.
 function shaping.register_shaping(fn)
 	deps.checks.callback("register_shaping", fn)
 	potentials[#potentials + 1] = {fn = fn}
 end
 
--- fn's value; a value that is neither a number nor nil is an error blaming the
--- line that defines fn.
+local function is_number(value)
+	return type(value) == "number" and value == value
+end
+
+-- fn's value as a table of each agent's potential, or nil; any other value is
+-- an error blaming the line that defines fn.
 local function value_of(fn)
 	local value = fn()
-	if value ~= nil and (type(value) ~= "number" or value ~= value) then
-		deps.checks.returned(fn, "a potential must be a number or nil, got " ..
-			(value ~= value and "nan" or type(value)))
+	if value == nil then
+		return nil
 	end
-	return value
+	local each = {}
+	for _, name in ipairs(deps.agents()) do
+		local own = value
+		if type(value) == "table" then
+			own = value[name]
+		end
+		if not is_number(own) then
+			local got = own ~= own and "nan" or type(own)
+			deps.checks.returned(fn, "a potential must be a number, a table of a number per agent, " ..
+				"or nil; got " .. (type(value) == "table" and got .. " for " .. name or got))
+		end
+		each[name] = own
+	end
+	return each
 end
 
 --- After the reset hooks: each potential's first value.
@@ -36,13 +54,13 @@ function shaping.begin()
 	end
 end
 
---- Before the step hooks: every agent is paid each potential's change.
+--- Before the step hooks: every agent is paid the change of its potential.
 function shaping.pay()
 	for _, potential in ipairs(potentials) do
 		if potential.last then
 			local now = value_of(potential.fn)
 			for _, name in ipairs(deps.agents()) do
-				deps.add_reward(name, now - potential.last)
+				deps.add_reward(name, now[name] - potential.last[name])
 			end
 			potential.last = now
 		end

@@ -23,6 +23,17 @@ t.test("every agent is paid each step's change of the potential", function()
 	t.eq(paid, {agent_0 = 2, agent_1 = 2})  -- the last potential less the first
 end)
 
+t.test("a table of potentials pays each agent the change of its own", function()
+	local red, blue = 0, 10
+	local shaping, paid = new_shaping(function() return {agent_0 = red, agent_1 = blue} end)
+	shaping.begin()
+	red = 3
+	shaping.pay()
+	red, blue = 4, 8
+	shaping.pay()
+	t.eq(paid, {agent_0 = 4, agent_1 = -2})
+end)
+
 t.test("a potential that is nil at the reset shapes nothing that episode", function()
 	local on, calls = false, 0
 	local shaping, paid = new_shaping(function()
@@ -40,8 +51,11 @@ end)
 
 t.test("a potential that is not a number is an error naming it", function()
 	local shaping = new_shaping(function() return "far" end)
-	t.raises(shaping.begin, ": craftium_ma: a potential must be a number or nil, got string")
+	t.raises(shaping.begin,
+		": craftium_ma: a potential must be a number, a table of a number per agent, or nil; got string")
 	shaping = new_shaping(function() return 0 / 0 end)
-	t.raises(shaping.begin, "got nan")
+	t.raises(shaping.begin, "; got nan")
+	shaping = new_shaping(function() return {agent_0 = 1} end)
+	t.raises(shaping.begin, "; got nil for agent_1")
 	t.raises(function() new_shaping(nil) end, "craftium_ma.register_shaping: give a function, got nil")
 end)
