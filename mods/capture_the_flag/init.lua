@@ -134,22 +134,29 @@ craftium_ma.register_state(
 		return {p.x, p.z, craftium_ma.team_of(name) == "red" and 0 or 1, carrying[name] and 1 or 0}
 	end)
 
--- reward = "progress": a team's potential is SHAPING times its progress on the
--- way out to the enemy flag and back, in nodes seen from above: a round trip
--- (twice the distance between the bases) per flag scored, less what is left of
--- the current one (the carrier's way home, or the way out of its member nearest
--- the enemy flag plus the way back). Every step pays each agent its team's
--- change: walking out and carrying home pay as they happen, being tagged costs
--- the way lost, and scoring costs nothing, so no one stops short of the base.
--- An episode's shaping sums to its last potential less its first.
+-- reward = "progress": a team's progress is its way on round trips out to the
+-- enemy flag and back, in nodes seen from above: a round trip (twice the
+-- distance between the bases) per flag scored, plus what is done of the current
+-- one (the carrier's way home left, or the way out of the member nearest the
+-- enemy flag plus the way back, taken from a round trip). A team's potential is
+-- SHAPING times its progress less the other team's, and every step pays each
+-- agent its team's change: walking out and carrying home pay as they happen,
+-- tagging an enemy pays the way they lost, and scoring costs nothing, so no one
+-- stops short of the base. Zero-sum: when both teams steal at once, neither can
+-- score (a team's own flag must be home) and neither is paid for it; it pays
+-- defending. An episode's shaping sums to its last potential less its first.
 local SHAPING = 0.1
 
 local function distance(p, q)
 	return math.sqrt((p.x - q.x) ^ 2 + (p.z - q.z) ^ 2)
 end
 
+local function other(team)
+	return team == "red" and "blue" or "red"
+end
+
 local function progress(team)
-	local enemy = team == "red" and "blue" or "red"
+	local enemy = other(team)
 	local base, enemy_base = flags[team].base, flags[enemy].base
 	local way_back = distance(enemy_base, base)
 	local left
@@ -164,16 +171,18 @@ local function progress(team)
 			end
 		end
 	end
-	return 2 * way_back * scores[team] - left
+	return 2 * way_back * (scores[team] + 1) - left
 end
 
 craftium_ma.register_shaping(function()
 	if craftium_ma.options().reward ~= "progress" then
 		return nil
 	end
+	local lead = {red = SHAPING * (progress("red") - progress("blue"))}
+	lead.blue = -lead.red
 	local potentials = {}
 	for _, name in ipairs(craftium_ma.agents()) do
-		potentials[name] = SHAPING * progress(craftium_ma.team_of(name))
+		potentials[name] = lead[craftium_ma.team_of(name)]
 	end
 	return potentials
 end)
@@ -182,7 +191,7 @@ craftium_ma.register_on_step(function()
 	for _, name in ipairs(craftium_ma.agents()) do
 		local pos = core.get_player_by_name(name):get_pos()
 		local team = craftium_ma.team_of(name)
-		local enemy = team == "red" and "blue" or "red"
+		local enemy = other(team)
 		if not carrying[name] and home(enemy) and near(pos, flags[enemy].base, 1) then
 			carrying[name] = enemy
 			flags[enemy].carrier = name

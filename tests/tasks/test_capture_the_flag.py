@@ -74,9 +74,9 @@ def test_tagging_an_enemy_in_your_half_sends_them_home():
 
 
 def progress(state, team, scored):
-    """reward = "progress"'s potential of a team (0 red, 1 blue) from state(), written
-    from the task's page: 0.1 times a round trip between the bases per flag scored, less
-    what is left of the current one."""
+    """A team's (0 red, 1 blue) progress for reward = "progress", from state(), written
+    from the task's page: a round trip between the bases per flag scored, plus what is
+    done of the current one."""
     agents = [agent_state(state, i) for i in range((len(state) - 2) // 4)]
     way_back = np.hypot(*(BASES[1 - team] - BASES[team]))
     carrier = [a for a in agents if a[2] == team and a[3]]
@@ -85,48 +85,53 @@ def progress(state, team, scored):
     else:
         left = min(np.hypot(*(np.array(a[:2]) - BASES[1 - team])) for a in agents
                    if a[2] == team) + way_back
-    return 0.1 * (2 * way_back * scored - left)
+    return 2 * way_back * (scored + 1) - left
 
 
-def test_progress_reward_pays_each_team_its_way_to_the_flag_and_back():
+def red_lead(state, red_scored):
+    """Red's potential: 0.1 times its progress less blue's (blue's is minus that)."""
+    return 0.1 * (progress(state, 0, red_scored) - progress(state, 1, 0))
+
+
+def test_progress_reward_pays_a_team_its_lead_in_progress():
     """agent_0 (red) carries the blue flag home while the others stand still: red is paid
-    each step the way its carrier came, blue nothing; scoring costs no shaping, and the
-    episode's shaping sums to the last potential less the first."""
+    each step the way its carrier came and blue loses as much; scoring costs no shaping,
+    and the episode's shaping sums to the last potential less the first."""
     env = make_env(reward="progress")
-    totals = np.zeros(2)  # red's, blue's
+    paid_red = 0.0
 
     def step(agent_0_action):
+        nonlocal paid_red
         before = env.state()
         _, rewards, _, _, _ = env.step(
             {a: agent_0_action if a == "agent_0" else NOOP for a in env.agents})
-        red, blue = rewards["agent_0"], rewards["agent_1"]
-        assert (rewards["agent_2"], rewards["agent_3"]) == (red, blue)  # each team its own
-        totals[:] += red, blue
-        return before, red, blue
+        red = rewards["agent_0"]
+        assert rewards["agent_2"] == red  # a team's own
+        assert rewards["agent_1"] == rewards["agent_3"] == pytest.approx(
+            -(red - (1 if red >= 1 else 0)), abs=1e-6)  # zero-sum but for the score
+        paid_red += red
+        return before, red
 
     try:
         env.reset(seed=1)
-        first = [progress(env.state(), team, 0) for team in (0, 1)]
+        first = red_lead(env.state(), 0)
         step(NOOP)  # agent_0 picks up the blue flag (the step hooks, after this step's pay)
         step(NOOP)
         assert agent_state(env.state(), 0)[3] == 1
         paid_home = 0.0
         for _ in range(80):
-            before, red, blue = step(FORWARD)
+            before, red = step(FORWARD)
             if red >= 1:
                 break  # scored
-            assert blue == 0
-            assert red == pytest.approx(progress(env.state(), 0, 0) - progress(before, 0, 0),
+            assert red == pytest.approx(red_lead(env.state(), 0) - red_lead(before, 0),
                                         abs=1e-4)
             paid_home += red
         else:
             raise AssertionError("agent_0 never scored")
         assert paid_home > 0.1 * 5  # the carrier walked home, over 5 nodes, and was paid
-        _, red, blue = step(NOOP)  # the first pay after the score: a new round trip
-        assert red >= 0 and blue == 0
-        last = [progress(env.state(), 0, 1), progress(env.state(), 1, 0)]
-        np.testing.assert_allclose(totals, [1 + last[0] - first[0], last[1] - first[1]],
-                                   atol=1e-3)
+        _, red = step(NOOP)  # the first pay after the score: a new round trip
+        assert red >= 0
+        assert paid_red == pytest.approx(1 + red_lead(env.state(), 1) - first, abs=1e-3)
     finally:
         env.close()
 
