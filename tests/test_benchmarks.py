@@ -160,3 +160,10 @@ def test_task_diagnostics_refuses_a_policy_for_two_tasks():
     run = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "task_diagnostics.py"),
                           "--policy", "x.pt"], capture_output=True, text=True, timeout=60)
     assert run.returncode == 2 and "--policy plays one task" in run.stderr
+
+
+def test_task_diagnostics_plays_capture_the_flag_only_with_a_policy():
+    run = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "task_diagnostics.py"),
+                          "--tasks", "capture_the_flag"], capture_output=True, text=True,
+                         timeout=60)
+    assert run.returncode == 2 and "give --policy, a checkpoint trained on it" in run.stderr
