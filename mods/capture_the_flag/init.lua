@@ -16,7 +16,12 @@ for _, team in ipairs(TEAMS) do
 		description = team .. " flag",
 		tiles = {"wool_" .. team .. ".png"},
 		drawtype = "nodebox",
-		node_box = {type = "fixed", fixed = {-0.1, -0.5, -0.1, 0.1, 0.5, 0.1}},
+		-- a post two nodes tall with a banner two nodes wide across z at eye height, so that
+		-- the flag shows in a 48 x 48 frame from the other base, against the end wall
+		node_box = {type = "fixed", fixed = {
+			{-0.05, -0.5, -0.05, 0.05, 1.5, 0.05},
+			{-1, 0.3, -0.05, 1, 1.5, 0.05},
+		}},
 		paramtype = "light",
 		walkable = false,
 		pointable = false,
@@ -55,10 +60,14 @@ local function in_half(team, pos)
 	return (team == "red") == red_half
 end
 
+-- a team's spawn spots: 2 nodes to the left of its flag, to the right, then in front
+-- of it, so that with up to two members (4 agents) no one hides the flag at spawn
+local SPAWN_OFFSETS = {-1, 1, 0}
+
 local function spawn_at_base(name, i)
 	local team = craftium_ma.team_of(name)
 	local base = flags[team].base
-	local offset = (i or 0) % 3 - 1
+	local offset = SPAWN_OFFSETS[(i or 0) % 3 + 1]
 	local z = base.z + (team == "red" and 1 or -1)
 	craftium_ma.spawn(name, {x = base.x + 2 * offset, y = 0.5, z = z}, team == "red" and 0 or 180)
 end

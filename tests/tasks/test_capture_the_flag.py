@@ -1,5 +1,5 @@
 """capture_the_flag: picking up the enemy flag, scoring a team reward at home,
-and tagging an enemy in your half."""
+tagging an enemy in your half, the flags in sight, and the progress reward."""
 
 import numpy as np
 import pytest
@@ -71,6 +71,22 @@ def test_tagging_an_enemy_in_your_half_sends_them_home():
         assert infos["agent_0"]["hp"] == 20  # a tag does no damage
     finally:
         env.close()
+
+
+def test_every_agent_sees_the_enemy_flag_in_its_first_frame():
+    """On the scenarios' field at 48 x 48, the enemy flag's banner shows against the end
+    wall, not hidden by a defender (v0's thin post, behind one, showed in no pixel)."""
+    env = craftium_ma.parallel_env("capture_the_flag", num_agents=4, obs_size=48,
+                                   task_options={"length": 24, "width": 16})
+    try:
+        observations, _ = env.reset(seed=1)
+    finally:
+        env.close()
+    for agent, frame in observations.items():
+        enemy_colour = 2 if env.team_of(agent) == "red" else 0  # RGB channel of its wool
+        top = frame[:25].astype(int)  # at and above the horizon: the end wall, sky, flag
+        rest = np.delete(top, enemy_colour, axis=-1).max(-1)
+        assert (top[..., enemy_colour] > 2 * rest).sum() >= 4, agent
 
 
 def progress(state, team, scored):
