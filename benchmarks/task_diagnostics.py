@@ -8,9 +8,8 @@ in the env of its training, on the task's own reward).
 - spiders_attack: the step the first agent dies (where a BenchMARL episode ends: TorchRL
   resets a parallel env when any agent is done), the episode's length, and the kills
   before and after that step;
-- capture_the_flag (--policy only: it has no baseline config yet): the steps each team
-  carries the other's flag, both at once (neither can score then), and the flags each
-  team scored.
+- capture_the_flag: the steps each team carries the other's flag, both at once (neither
+  can score then), and the flags each team scored.
 
     .venv/bin/python benchmarks/task_diagnostics.py --episodes 20
     .venv/bin/python benchmarks/task_diagnostics.py --tasks pressure_plates \
@@ -43,12 +42,19 @@ PLATES = {"a": (2, 2), "b": (5, 7)}  # (x, z) of pressure_plates' plates (docs/t
 HOLD = 0.8  # an agent holds a plate within this of its node on x and z
 
 
+def own_reward(task_options: dict) -> dict:
+    """The task options without a training shaping (its field, say, but not its reward)."""
+    return {k: v for k, v in task_options.items() if k != "reward"}
+
+
 def random_player(task: str):
-    """(the env of the task's baseline config, a uniformly random policy of seed 0)."""
+    """(the env of the task's baseline config on the task's own reward, a uniformly random
+    policy of seed 0)."""
     options = tomllib.loads((ROOT / "baselines" / "configs" / f"ppo_{task}.toml").read_text())
     train = options["train"]
-    env = craftium_ma.parallel_env(task, **{k: train[k] for k in (
-        "num_agents", "max_cycles", "frameskip", "obs_size")})
+    env = craftium_ma.parallel_env(task, task_options=own_reward(train.get("task_options", {})),
+                                   **{k: train[k] for k in (
+                                       "num_agents", "max_cycles", "frameskip", "obs_size")})
     return env, RandomPolicy(env, seed=0)
 
 
@@ -56,8 +62,7 @@ def checkpoint_player(path: str, task: str):
     """(the env of the checkpoint's training on the task's own reward, its policy, actions
     sampled with seed 0)."""
     policy, options = checkpoint_policy(path, task, seed=0)
-    options["task_options"] = {k: v for k, v in options.get("task_options", {}).items()
-                               if k != "reward"}  # its field, say, but not its shaping
+    options["task_options"] = own_reward(options.get("task_options", {}))
     return craftium_ma.parallel_env(task, observations=policy.observations, **options), policy
 
 
@@ -100,10 +105,11 @@ def spiders_attack_episode(env, seed: int, policy) -> dict:
 
 def capture_the_flag_episode(env, seed: int, policy) -> dict:
     observations, _ = env.reset(seed=seed)
-    counts = dict.fromkeys(("red_carries", "blue_carries", "both_carry", "red_flags",
+    counts = dict.fromkeys(("steps", "red_carries", "blue_carries", "both_carry", "red_flags",
                             "blue_flags"), 0)
     while env.agents:
         observations, rewards, *_ = play_step(env, policy, observations)
+        counts["steps"] += 1
         red_home, blue_home = env.state()[:2]
         counts["red_carries"] += int(blue_home == 0)
         counts["blue_carries"] += int(red_home == 0)
@@ -115,23 +121,19 @@ def capture_the_flag_episode(env, seed: int, policy) -> dict:
 
 EPISODE = {"pressure_plates": pressure_plates_episode, "spiders_attack": spiders_attack_episode,
            "capture_the_flag": capture_the_flag_episode}
-DEFAULT_TASKS = ["pressure_plates", "spiders_attack"]  # the ones with a random player
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--episodes", type=int, default=20)
     parser.add_argument("--seed", type=int, default=10_000, help="the first episode's seed")
-    parser.add_argument("--tasks", nargs="+", default=DEFAULT_TASKS, choices=list(EPISODE))
+    parser.add_argument("--tasks", nargs="+", default=list(EPISODE), choices=list(EPISODE))
     parser.add_argument("--policy", help="a checkpoint of train_ppo to play instead of the "
                         "random policy (one task: the checkpoint's)")
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args()
     if args.policy and len(args.tasks) != 1:
         parser.error("--policy plays one task: name it with --tasks")
-    if not args.policy and set(args.tasks) - set(DEFAULT_TASKS):
-        parser.error("capture_the_flag has no baseline config to play a random policy in: "
-                     "give --policy, a checkpoint trained on it")
     results = {"command": " ".join(["benchmarks/task_diagnostics.py", *sys.argv[1:]]),
                "machine": measure.machine()}
     for task in args.tasks:

@@ -162,8 +162,15 @@ def test_task_diagnostics_refuses_a_policy_for_two_tasks():
     assert run.returncode == 2 and "--policy plays one task" in run.stderr
 
 
-def test_task_diagnostics_plays_capture_the_flag_only_with_a_policy():
+@pytest.mark.engine
+def test_task_diagnostics_plays_capture_the_flag_at_random_in_its_baseline_env(tmp_path):
+    """A random policy plays the env of capture_the_flag's baseline config (125 decisions),
+    counting carries and flags on the task's own reward."""
+    out = tmp_path / "ctf.json"
     run = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "task_diagnostics.py"),
-                          "--tasks", "capture_the_flag"], capture_output=True, text=True,
-                         timeout=60)
-    assert run.returncode == 2 and "give --policy, a checkpoint trained on it" in run.stderr
+                          "--tasks", "capture_the_flag", "--episodes", "1", "--out", str(out)],
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    [episode] = json.loads(out.read_text())["capture_the_flag"]["episodes"]
+    assert episode["steps"] == 125
+    assert episode["both_carry"] <= min(episode["red_carries"], episode["blue_carries"])

@@ -116,15 +116,18 @@ craftium_ma.register_on_reset(function(seed, options)
 	end
 end)
 
--- Tagging: a hit on an enemy in the hitter's half sends the enemy home (no damage).
+-- Tagging: a hit on an enemy in the hitter's half, or on one carrying the hitter's
+-- flag anywhere, sends the enemy home (no damage). Without the second case two carriers
+-- waiting at their own bases could never be tagged, and neither team could score again.
 core.register_on_punchplayer(function(victim, hitter)
 	if not (hitter and hitter:is_player() and craftium_ma.is_agent(hitter) and
 			craftium_ma.is_agent(victim)) then
 		return
 	end
 	local team, enemy = craftium_ma.team_of(hitter), craftium_ma.team_of(victim)
-	if team and enemy and team ~= enemy and in_half(team, victim:get_pos()) then
-		local name = victim:get_player_name()
+	local name = victim:get_player_name()
+	if team and enemy and team ~= enemy
+			and (in_half(team, victim:get_pos()) or carrying[name] == team) then
 		craftium_ma.set_info(name, "tagged", true)
 		drop_flag(name)
 		spawn_at_base(name)

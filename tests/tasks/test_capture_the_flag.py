@@ -1,5 +1,6 @@
 """capture_the_flag: picking up the enemy flag, scoring a team reward at home,
-tagging an enemy in your half, the flags in sight, and the progress reward."""
+tagging an enemy in your half or carrying your flag, the flags in sight, and the progress
+reward."""
 
 import numpy as np
 import pytest
@@ -69,6 +70,31 @@ def test_tagging_an_enemy_in_your_half_sends_them_home():
         assert state[BLUE_HOME] == 1
         assert set(rewards.values()) == {0}
         assert infos["agent_0"]["hp"] == 20  # a tag does no damage
+    finally:
+        env.close()
+
+
+def test_a_carrier_of_your_flag_is_tagged_in_its_own_half_too():
+    """On a field of 8, agent_1 (blue) waits in the red half; agent_0 (red) takes the blue
+    flag and stops in its own half in front of agent_1, who tags it there: the flag goes
+    home (two carriers at their own bases could otherwise never be tagged)."""
+    env = make_env(length=8)
+    try:
+        env.reset(seed=1)
+        env.step(dict.fromkeys(env.agents, NOOP))  # agent_0 picks up the blue flag
+        assert agent_state(env.state(), 0)[3] == 1
+        for _ in range(60):
+            in_red_half = agent_state(env.state(), 0)[1] < 4.9  # red's: z < 5
+            _, rewards, _, _, infos = env.step(
+                {"agent_0": NOOP if in_red_half else FORWARD,
+                 "agent_1": TAG if in_red_half else NOOP, "agent_2": NOOP, "agent_3": NOOP})
+            if infos["agent_0"]["tagged"]:
+                break
+        else:
+            raise AssertionError("agent_1 never tagged agent_0 in the red half")
+        state = env.state()
+        assert in_red_half and state[BLUE_HOME] == 1 and agent_state(state, 0)[3] == 0
+        assert set(rewards.values()) == {0}  # sent home, not a score
     finally:
         env.close()
 
