@@ -1,6 +1,7 @@
 """Kills an environment's engine processes and removes its directory when the
 Python parent dies. Reads pids from stdin; EOF without "done" means the
-parent is gone."""
+parent is gone. It ignores SIGTERM and SIGINT, so that `pkill -f` of a pattern
+that also names it (craftium, the venv) leaves it to clean up after its parent."""
 
 import os
 import shutil
@@ -9,6 +10,8 @@ import sys
 
 
 def main():
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     directory = sys.argv[1]
     pids = []
     for line in sys.stdin:

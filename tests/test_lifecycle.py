@@ -104,6 +104,31 @@ def test_a_killed_or_interrupted_process_holding_a_started_env_leaves_nothing(si
     assert not running(pids) and not directory.exists()
 
 
+def reaper_of(directory: Path) -> int:
+    """The pid of the reaper (craftium_ma/_reaper.py) that watches `directory`."""
+    for proc in Path("/proc").iterdir():
+        try:
+            argv = (proc / "cmdline").read_bytes().decode().split("\0")
+        except (OSError, ValueError):
+            continue
+        if any(a.endswith("_reaper.py") for a in argv) and str(directory) in argv:
+            return int(proc.name)
+    raise AssertionError(f"no reaper watches {directory}")
+
+
+def test_pkill_of_both_the_parent_and_its_reaper_leaves_nothing():
+    """`pkill -f` of a pattern naming both (SIGTERM to the reaper first), then the parent
+    killed: the reaper outlives the signal and cleans up after its parent."""
+    child, directory, pids = started_child(ENV_CHILD)
+    reaper = reaper_of(directory)
+    os.kill(reaper, signal.SIGTERM)
+    os.kill(reaper, signal.SIGINT)
+    os.kill(child.pid, signal.SIGKILL)
+    child.wait(timeout=30)
+    wait_until_gone(pids | {reaper}, directory)
+    assert not running(pids | {reaper}) and not directory.exists()
+
+
 def test_twenty_env_cycles_leak_nothing():
     import craftium_ma
     before_fds = len(os.listdir("/proc/self/fd"))
