@@ -17,10 +17,11 @@ Writes into --out-dir (default out/ppo/<run-name>):
   checkpoint.pt  model and optimizer state, args, step counters; reload with --resume
   snapshot_<agent steps>.pt  with --snapshots N: the model at N points of the run
 
-With --opponent-refresh N (competitive tasks) one agent of each copy learns and the others
-play a frozen copy of the policy, replaced by the learner's every N updates: self-play
-against a snapshot instead of against itself; with --opponent-pool K the replacement is
-drawn from the learner's last K refreshes (a league of past selves).
+With --opponent-refresh N (competitive tasks) one side of each copy learns (a team, or one
+agent in a task without teams) and the others play a frozen copy of the policy, replaced
+by the learner's every N updates: self-play against a snapshot instead of against itself;
+with --opponent-pool K the replacement is drawn from the learner's last K refreshes (a
+league of past selves).
 
 Run `python examples/train_ppo.py --help` for the options; docs/training.md has the
 settings that learn small_room and the figures they give.
@@ -51,7 +52,7 @@ from tqdm import tqdm
 import craftium_ma
 from craftium_ma.models import (ActorCritic, ModelInput, env_observations, observation_names,
                                 save_checkpoint)
-from craftium_ma.tasks import TaskError, options_from_json
+from craftium_ma.tasks import TaskError, find_task, options_from_json
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -104,9 +105,10 @@ class Args:
     reward_scale: float = 0.1
     """rewards are multiplied by this for learning only (logged returns are unscaled)"""
     opponent_refresh: int = 0
-    """self-play against a frozen opponent: in env copy k only agent k % num_agents learns,
-    the others act by a frozen copy of the policy, replaced by the learner's every this
-    many updates (0: every agent acts by the shared policy and learns from its steps)"""
+    """self-play against a frozen opponent: in env copy k only side k % sides learns (a side:
+    a team of the task, or one agent in a task without teams), the others act by a frozen
+    copy of the policy, replaced by the learner's every this many updates (0: every agent
+    acts by the shared policy and learns from its steps)"""
     opponent_pool: int = 1
     """with --opponent-refresh: at each refresh the opponent is drawn uniformly from the
     learner's weights at its last this many refreshes (1: the latest; more: a league of
@@ -241,11 +243,13 @@ def episode_over(dones, active, num_agents):
     return (dones | ~active).reshape(-1, num_agents).all(axis=1)
 
 
-def learner_slots(num_envs: int, num_agents: int) -> torch.Tensor:
-    """Self-play against a frozen opponent: which slots learn, one agent per env copy,
-    agent k % num_agents in copy k (so the learner plays every agent's side of the task)."""
+def learner_slots(num_envs: int, num_agents: int, num_teams: int = 0) -> torch.Tensor:
+    """Self-play against a frozen opponent: which slots learn, one side per env copy, side
+    k % sides in copy k (so the learner plays every side of the task). A side is a team
+    (agent_i on team i % num_teams) or, in a task without teams, one agent."""
+    sides = num_teams or num_agents
     slot = torch.arange(num_envs * num_agents)
-    return slot % num_agents == (slot // num_agents) % num_agents
+    return (slot % num_agents) % sides == (slot // num_agents) % sides
 
 
 def make_vec_env(args: Args) -> TrainingVecEnv:
@@ -401,7 +405,8 @@ def train(args: Args) -> dict:
                 raise ValueError("--opponent-refresh needs a positive number of updates and at "
                                  f"least 2 agents, got {args.opponent_refresh} and "
                                  f"{args.num_agents} agents")
-            learns = learner_slots(args.num_envs, args.num_agents)
+            learns = learner_slots(args.num_envs, args.num_agents,
+                                   len(find_task(args.task).teams))
             opponent = copy.deepcopy(model)
             if ckpt is not None and "opponent" in ckpt:
                 opponent.load_state_dict(ckpt["opponent"])

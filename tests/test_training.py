@@ -203,3 +203,17 @@ def test_the_learner_plays_each_side_in_turn():
 
     assert train_ppo.learner_slots(4, 2).tolist() == [True, False, False, True] * 2
     assert train_ppo.learner_slots(2, 3).tolist() == [True, False, False, False, True, False]
+    # with teams a side is a team: red (agent_0, agent_2) in copy 0, blue in copy 1
+    assert train_ppo.learner_slots(2, 4, 2).tolist() == [True, False, True, False,
+                                                        False, True, False, True]
+
+
+def test_in_a_task_with_teams_the_learner_is_a_whole_team(tmp_path):
+    # capture_the_flag, one copy of 4 agents: red (agent_0, agent_2) learns, blue plays the
+    # frozen opponent; 2 updates of 4 slots x 16 steps
+    args = ["--task", "capture_the_flag", "--num-agents", "4", "--num-envs", "1",
+            "--max-cycles", "20", "--frameskip", "4", "--obs-size", "32", "--num-steps", "16",
+            "--num-minibatches", "1", "--update-epochs", "1", "--torch-threads", "1",
+            "--total-timesteps", "128", "--opponent-refresh", "1", "--out-dir", str(tmp_path)]
+    stdout = run("train_ppo.py", *args)
+    assert "2 updates of 64 steps (32 of them the learner's)" in stdout
