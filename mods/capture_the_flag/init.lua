@@ -52,8 +52,9 @@ local function home(team)
 end
 
 -- A flag carried this long (seconds of game time: half the field's length, about twice
--- the walk between the bases) returns home, so that two teams each holding the other's
--- flag cannot wait out the episode: the first to steal loses its catch.
+-- the walk between the bases) returns home and its carrier is sent back to its base, as
+-- by a tag, so that two teams each holding the other's flag cannot wait out the episode:
+-- the first to steal loses its catch (and cannot take it again where it stands).
 local function carry_limit()
 	return field.length / 2
 end
@@ -213,6 +214,7 @@ craftium_ma.register_on_step(function(dtime)
 			flags[team].carried = flags[team].carried + dtime
 			if flags[team].carried >= carry_limit() then
 				drop_flag(carrier)
+				spawn_at_base(carrier)
 			end
 		end
 	end
