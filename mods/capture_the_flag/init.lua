@@ -6,7 +6,7 @@ local MAX = 64
 local TEAMS = craftium_ma.task_teams()  -- the manifest's: red, blue
 local WALL = "default:stonebrick"
 local field = {length = 40, width = 24}
-local flags = {}     -- team -> {base = pos, carrier = agent name or nil, carried = seconds}
+local flags = {}     -- team -> {base = pos, carrier = agent name or nil}
 local carrying = {}  -- agent name -> team of the flag it carries
 local scores = {}    -- team -> flags it scored this episode
 local REWARDS = {score = true, progress = true}
@@ -49,14 +49,6 @@ end
 
 local function home(team)
 	return flags[team].carrier == nil
-end
-
--- A flag carried this long (seconds of game time: half the field's length, about twice
--- the walk between the bases) returns home and its carrier is sent back to its base, as
--- by a tag, so that two teams each holding the other's flag cannot wait out the episode:
--- the first to steal loses its catch (and cannot take it again where it stands).
-local function carry_limit()
-	return field.length / 2
 end
 
 local function place_flag(team)
@@ -207,17 +199,7 @@ craftium_ma.register_shaping(function()
 	return potentials
 end)
 
-craftium_ma.register_on_step(function(dtime)
-	for _, team in ipairs(TEAMS) do
-		local carrier = flags[team].carrier
-		if carrier then
-			flags[team].carried = flags[team].carried + dtime
-			if flags[team].carried >= carry_limit() then
-				drop_flag(carrier)
-				spawn_at_base(carrier)
-			end
-		end
-	end
+craftium_ma.register_on_step(function()
 	for _, name in ipairs(craftium_ma.agents()) do
 		local pos = core.get_player_by_name(name):get_pos()
 		local team = craftium_ma.team_of(name)
@@ -225,7 +207,6 @@ craftium_ma.register_on_step(function(dtime)
 		if not carrying[name] and home(enemy) and near(pos, flags[enemy].base, 1) then
 			carrying[name] = enemy
 			flags[enemy].carrier = name
-			flags[enemy].carried = 0
 			place_flag(enemy)
 		elseif carrying[name] and home(team) and near(pos, flags[team].base, 1.5) then
 			craftium_ma.add_team_reward(team, 1)
