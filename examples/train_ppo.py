@@ -37,6 +37,7 @@ import copy
 import dataclasses
 import inspect
 import itertools
+import json
 import os
 import sys
 import textwrap
@@ -82,6 +83,13 @@ class Args:
     out its no-op, as XLand-MiniGrid's six actions)"""
     num_envs: int = 4
     """env copies, stepped together by one pool; the policy sees num_envs * num_agents slots"""
+    scenario: str = ""
+    """train the focal players of this scenario (craftium-ma scenarios) against its
+    background bots, in worlds of this run's frameskip, max_cycles and obs_size, its task
+    options under --task-options; --task and --num-agents follow from it"""
+    scenario_bots: str = ""
+    """with --scenario: pools of bots to replace the scenario's, a JSON object {role: [bot,
+    ...]}, e.g. '{"default": ["duel.ppo_duel_fs4_frozen_1200k"]}' (a shipped baseline)"""
     # PPO
     total_timesteps: int = 400_000
     """agent steps over all slots (one env step of one copy counts num_agents)"""
@@ -134,9 +142,10 @@ class Args:
     quiet: bool = False
 
 
-# settings that fix the observation and the network; a resumed run keeps the checkpoint's
+# settings that fix the env, the observation and the network; a resumed run keeps the
+# checkpoint's
 MODEL_KEYS = ("task", "task_options", "observations", "num_agents", "max_cycles", "frameskip",
-              "obs_size", "grayscale", "frame_stack")
+              "obs_size", "grayscale", "frame_stack", "scenario", "scenario_bots")
 
 
 def field_docs(cls) -> dict[str, str]:
@@ -175,7 +184,39 @@ def parse_args(argv=None) -> Args:
             options_from_json(args.task_options)
         except TaskError as e:
             parser.error(f"--task-options: {e}")
+    try:
+        scenario_bots(args)
+    except ValueError as e:
+        parser.error(str(e))
     return args
+
+
+def with_scenario(args: Args) -> Args:
+    """With --scenario: its task, and its focal players as the agents."""
+    if not args.scenario:
+        return args
+    if args.opponent_refresh:
+        raise ValueError("--opponent-refresh: with --scenario the opponents are its bots")
+    s = craftium_ma.scenario(args.scenario)
+    return dataclasses.replace(args, task=s.task, num_agents=len(s.focal_slots))
+
+
+def scenario_bots(args: Args) -> dict | None:
+    """--scenario-bots as a dict {role: [bot, ...]} (None: the scenario's own pools)."""
+    if not args.scenario_bots:
+        return None
+    if not args.scenario:
+        raise ValueError("--scenario-bots needs --scenario")
+    try:
+        bots = json.loads(args.scenario_bots)
+    except json.JSONDecodeError:
+        bots = None
+    if not isinstance(bots, dict) or not all(
+            isinstance(pool, list) and pool and all(isinstance(b, str) for b in pool)
+            for pool in bots.values()):
+        raise ValueError("--scenario-bots: a JSON object of bot names per role, such as "
+                         f"'{{\"default\": [\"duel.aggressive\"]}}', got {args.scenario_bots!r}")
+    return bots
 
 
 # --------------------------------------------------------------------------- environment
@@ -193,10 +234,15 @@ class TrainingVecEnv:
         names = observation_names(args.observations)
         if args.task_options:
             env_kwargs = {"task_options": options_from_json(args.task_options)} | env_kwargs
+        if args.scenario:  # its worlds, its players: the focal ones are the pool's agents
+            world = craftium_ma.scenario(args.scenario)
+            if args.scenario_bots:
+                env_kwargs["bots"] = scenario_bots(args)
+        else:
+            world, env_kwargs["num_agents"] = args.task, args.num_agents
         self.pool = craftium_ma.vector_env(
-            args.task, args.num_envs, num_agents=args.num_agents, max_cycles=args.max_cycles,
-            obs_size=args.obs_size, frameskip=args.frameskip,
-            observations=env_observations(names), **env_kwargs)
+            world, args.num_envs, max_cycles=args.max_cycles, obs_size=args.obs_size,
+            frameskip=args.frameskip, observations=env_observations(names), **env_kwargs)
         self.num_agents, self.num_envs = args.num_agents, self.pool.num_envs
         self.input = ModelInput(names, self.pool.single_observation_space, args.grayscale,
                                 args.frame_stack, rows=self.num_envs)
@@ -357,6 +403,7 @@ def train(args: Args) -> dict:
             args.run_name = saved["run_name"]
         if not args.out_dir:
             args.out_dir = str(Path(args.resume).resolve().parent)
+    args = with_scenario(args)
     if not args.run_name:
         args.run_name = f"{args.task}_{args.seed}_{time.strftime('%Y%m%d-%H%M%S')}"
     out = Path(args.out_dir or ROOT / "out" / "ppo" / args.run_name)
@@ -418,7 +465,8 @@ def train(args: Args) -> dict:
         minibatch_size = len(train_rows) // args.num_minibatches
         num_updates = max(1, args.total_timesteps // batch_size)
         learner = f" ({len(train_rows)} of them the learner's)" if opponent is not None else ""
-        log(f"{args.task}: {args.num_envs} envs x {args.num_agents} agents = {n_slots} slots, "
+        where = args.task + (f" (the focal players of {args.scenario})" if args.scenario else "")
+        log(f"{where}: {args.num_envs} envs x {args.num_agents} agents = {n_slots} slots, "
             f"obs {obs_shape}, {n_actions} actions, {num_updates} updates of {batch_size} steps"
             f"{learner} -> {out}")
 

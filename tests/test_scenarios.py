@@ -105,12 +105,30 @@ def test_unknown_scenarios_privileged_observations_and_fixed_options_are_clear_e
     with pytest.raises(ValueError, match=r"'apple_map' of task 'commons_harvest' is "
                                          r"privileged: bots may read it, focal players not"):
         scenario_env("commons_harvest_0", observations=["rgb", "apple_map"])
-    with pytest.raises(ValueError, match="scenario 'duel_0' fixes num_agents, task_options"):
-        scenario_env("duel_0", num_agents=2, task_options={})
-    with pytest.raises(ValueError, match="scenario 'duel_0' fixes frameskip"):
-        scenario_env("duel_0", frameskip=4)
+    with pytest.raises(ValueError, match="scenario 'duel_0' fixes action_space, num_agents"):
+        scenario_env("duel_0", num_agents=2, action_space="discrete")
     with pytest.raises(ValueError, match=r"focal_bots: scenario 'duel_0' has no role \['red'\]"):
         ScenarioEnv("duel_0", focal_bots={"red": "duel.evasive"})
+    with pytest.raises(ValueError, match=r"bots: scenario 'duel_0' has no role \['blue'\]"):
+        ScenarioEnv("duel_0", bots={"blue": ["duel.evasive"]})
+    with pytest.raises(TypeError, match="bots: a pool of bot names per role"):
+        ScenarioEnv("duel_0", bots={"default": "duel.evasive"})
+    with pytest.raises(ValueError, match="unknown bot 'duel.counter'"):  # held out
+        ScenarioEnv("duel_0", bots={"default": ["duel.counter"]})
+    with pytest.raises(ValueError, match="scenario 'duel_0': frameskip must be a positive int"):
+        ScenarioEnv("duel_0", frameskip=0)
+
+
+def test_a_frameskip_options_or_bots_of_its_own_make_another_scenario():
+    """What a training pool may change of a scenario changes its config hash; frameskip 1,
+    the scenarios' own, keeps the hashes the reference scores were made with."""
+    duel = scenario("duel_0")
+    changed = [replace(duel, frameskip=4), replace(duel, task_options={"reward": "distance"}),
+               replace(duel, bots={"default": ("duel.evasive",)})]
+    hashes = {s.config_hash() for s in [duel, *changed]}
+    assert len(hashes) == 4
+    assert replace(duel, frameskip=1).config_hash() == duel.config_hash() == \
+        reference_scores()["duel_0"]["config_hash"]
 
 
 def test_a_policy_dict_missing_a_role_or_a_bad_policy_is_refused_before_anything_starts():
@@ -200,15 +218,27 @@ def test_a_checkpoint_in_a_smaller_frameskip_keeps_its_trainings_pace(tmp_path, 
         policy.hold_actions(3, find_task("duel").actions)
 
 
-def test_a_saved_policy_bot_keeps_its_trainings_pace_in_a_scenario(tmp_path):
+@pytest.mark.engine
+@pytest.mark.parametrize("frameskip,acted", [(1, [DUEL_CAMERA_LEFT, 0, 0, 0] * 2),
+                                             (4, [DUEL_CAMERA_LEFT] * 8)])
+def test_a_saved_policy_bot_keeps_its_trainings_pace_at_the_scenarios_frameskip(
+        tmp_path, monkeypatch, frameskip, acted):
+    """A bot trained at frameskip 4: in duel_0 (frameskip 1) it decides every 4th step and
+    holds its keys, not its turn, in between; in a pool of frameskip 4, every step."""
     pytest.importorskip("torch")
-    from types import SimpleNamespace
     from craftium_ma.evaluation.population import SavedPolicyBot
     path = frameskip_checkpoint(tmp_path / "fs4.pt", 4, DUEL_CAMERA_LEFT)
-    bot = SavedPolicyBot(str(path), np.random.default_rng(0))
-    frame = {"rgb": np.zeros((32, 32, 3), np.uint8)}
-    world = SimpleNamespace(infos={})
-    assert [bot.act("agent_1", frame, world) for _ in range(8)] == [DUEL_CAMERA_LEFT, 0, 0, 0] * 2
+    seen, act = [], SavedPolicyBot.act
+    monkeypatch.setattr(SavedPolicyBot, "act",
+                        lambda self, *args: seen.append(act(self, *args)) or seen[-1])
+    env = ScenarioEnv("duel_0", bots={"default": [str(path)]}, frameskip=frameskip,
+                      obs_size=32, max_cycles=8)
+    try:
+        play(env, 0, 8)
+        assert env.bots_drawn == {"agent_1": str(path)} and env.frameskip == frameskip
+    finally:
+        env.close()
+    assert seen == acted
 
 
 # -- with the engine -----------------------------------------------------------------------------

@@ -217,3 +217,30 @@ def test_in_a_task_with_teams_the_learner_is_a_whole_team(tmp_path):
             "--total-timesteps", "128", "--opponent-refresh", "1", "--out-dir", str(tmp_path)]
     stdout = run("train_ppo.py", *args)
     assert "2 updates of 64 steps (32 of them the learner's)" in stdout
+
+
+def test_a_scenario_trains_its_focal_players_against_its_bots(tmp_path):
+    # capture_the_flag_0 at frameskip 4, its blue bots in the pool: red's 2 players are the
+    # agents of each copy; 2 updates of 2 slots x 16 steps
+    args = ["--scenario", "capture_the_flag_0", "--num-envs", "1", "--max-cycles", "20",
+            "--frameskip", "4", "--obs-size", "32", "--num-steps", "16", "--num-minibatches", "1",
+            "--update-epochs", "1", "--torch-threads", "1", "--total-timesteps", "64",
+            "--task-options", '{"reward": "progress"}', "--out-dir", str(tmp_path)]
+    stdout = run("train_ppo.py", *args)
+    assert "capture_the_flag (the focal players of capture_the_flag_0): 1 envs x 2 agents = " \
+        "2 slots" in stdout
+    _, ckpt = load_checkpoint(tmp_path / "checkpoint.pt")
+    assert (ckpt["args"]["scenario"], ckpt["args"]["num_agents"]) == ("capture_the_flag_0", 2)
+    episodes = read_rows(tmp_path / "episodes.csv")
+    assert list(episodes[0])[4:] == ["return_agent_0", "return_agent_1", "return_team"]
+
+
+@pytest.mark.parametrize("options,error", [
+    (["--scenario-bots", '{"default": ["duel.evasive"]}'], "--scenario-bots needs --scenario"),
+    (["--scenario", "duel_0", "--scenario-bots", '{"default": "duel.evasive"}'],
+     "--scenario-bots: a JSON object of bot names per role"),
+])
+def test_scenario_bots_without_a_scenario_or_malformed_are_an_error_naming_them(options, error):
+    proc = subprocess.run([sys.executable, str(EXAMPLES / "train_ppo.py"), *options],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and error in proc.stderr.splitlines()[-1]

@@ -24,33 +24,45 @@ from . import population as botlib
 from .catalogue import scenario as find_scenario
 from .scenario import HELD_OUT, Scenario
 
-#: env options a scenario fixes itself (the frameskip too: the bots act every step, so it
-#: sets their pace, and the reference scores hold for FRAMESKIP)
-FRAMESKIP = 1
-FIXED = ("task", "task_dir", "num_agents", "task_options", "action_space", "frameless_agents",
-         "humans", "frameskip")
+#: env options a scenario fixes itself
+FIXED = ("task", "task_dir", "num_agents", "action_space", "frameless_agents", "humans")
 
 
 class ScenarioEnv(ParallelEnv):
     """The focal players of `scenario` (a Scenario or a name); `observations` as
     parallel_env's, of the task's non-privileged ones; other kwargs go to the task's env.
-    `max_cycles` replaces the scenario's (a scenario of its own: another config hash).
     `focal_bots` ({role: bot name}) plays the focal slots of those roles with a bot
-    (the scripted reference populations): step() then takes no action for them."""
+    (the scripted reference populations): step() then takes no action for them.
+
+    `max_cycles` and `frameskip` replace the scenario's, `task_options` go over its, and
+    `bots` ({role: pool of bot names}) replace its pools of those roles: each makes a
+    scenario of its own (another config hash, which the reference scores do not hold for),
+    as a training pool may want (examples/train_ppo.py --scenario)."""
 
     def __init__(self, scenario: Scenario | str, *, observations="rgb",
                  focal_bots: dict[str, str] | None = None, max_cycles: int | None = None,
-                 **env_kwargs):
+                 frameskip: int | None = None, task_options: dict | None = None,
+                 bots: dict[str, list[str]] | None = None, **env_kwargs):
         s = find_scenario(scenario) if isinstance(scenario, str) else scenario
-        if max_cycles is not None:
-            s = dataclasses.replace(s, max_cycles=max_cycles)
+        for argument, by_role in (("focal_bots", focal_bots), ("bots", bots)):
+            unknown = sorted(set(by_role or {}) - set(s.roles))
+            if unknown:
+                raise ValueError(f"{argument}: scenario {s.name!r} has no role {unknown}; its "
+                                 f"roles are {sorted(set(s.roles))}")
+        if any(isinstance(pool, str) for pool in (bots or {}).values()):
+            raise TypeError(f"bots: a pool of bot names per role, e.g. {{'default': "
+                            f"['duel.aggressive']}}, got {bots!r}")
+        changes = {"max_cycles": max_cycles, "frameskip": frameskip,
+                   "task_options": {**s.task_options, **task_options} if task_options else None,
+                   "bots": {**s.bots, **bots} if bots else None}
+        s = dataclasses.replace(s, **{k: v for k, v in changes.items() if v is not None})
         self.scenario = s
         fixed = sorted(set(env_kwargs) & set(FIXED))
         if fixed:
             raise ValueError(f"scenario {s.name!r} fixes {', '.join(fixed)} itself")
         #: the task (its actions) and the frameskip, as a task's env has them
         task = self.task = find_task(s.task)
-        self.frameskip = FRAMESKIP
+        self.frameskip = s.frameskip
         names = observing.select(observations, task.observations, task.id,
                                  str(task.directory / "task.toml"))
         privileged = [n for n in names if n != observing.RGB and task.observations[n].privileged]
@@ -62,17 +74,13 @@ class ScenarioEnv(ParallelEnv):
         self._pools = {slot: [botlib.spec(b, s.task, held_out) for b in s.bots[s.roles[slot]]]
                        for slot in s.background_slots}
         focal_bots = dict(focal_bots or {})
-        unknown = sorted(set(focal_bots) - set(s.roles))
-        if unknown:
-            raise ValueError(f"focal_bots: scenario {s.name!r} has no role {unknown}; its roles "
-                             f"are {sorted(set(s.roles))}")
         self._pools.update({slot: [botlib.spec(focal_bots[s.roles[slot]], s.task)]
                             for slot in s.focal_slots if s.roles[slot] in focal_bots})
         read = [n for pool in self._pools.values() for b in pool for n in b.observations]
         frameless = [f"agent_{slot}" for slot, pool in self._pools.items()
                      if not any(observing.RGB in b.observations for b in pool)]
         self._env = parallel_env(s.task, num_agents=s.num_players, task_options=s.task_options,
-                                 max_cycles=s.max_cycles, frameskip=FRAMESKIP,
+                                 max_cycles=s.max_cycles, frameskip=s.frameskip,
                                  observations=list(dict.fromkeys([*names, *read])),
                                  frameless_agents=frameless, **env_kwargs)
         everyone = self._env.possible_agents
@@ -125,9 +133,11 @@ class ScenarioEnv(ParallelEnv):
             bot = pool[int(draws.integers(len(pool)))]
             self.bots_drawn[agent] = bot.name
             self._bots[agent] = bot.make(np.random.default_rng([episode, 1, slot]))
-            if bot.file_sha256:  # a saved policy: its spaces must be this env's
-                self._bots[agent].policy.check_fits(self._bot_space(bot), self.action_space(agent),
-                                                    f"{agent} of scenario {self.scenario.name!r}")
+            if bot.file_sha256:  # a saved policy: its spaces must be this env's, its pace kept
+                policy = self._bots[agent].policy
+                policy.check_fits(self._bot_space(bot), self.action_space(agent),
+                                  f"{agent} of scenario {self.scenario.name!r}")
+                policy.hold_actions(self.frameskip, self.task.actions)
         observations, infos = self._env.reset(seed=episode, options=options)
         self.returns = dict.fromkeys(self._env.possible_agents, 0.0)
         self._see(observations, infos)

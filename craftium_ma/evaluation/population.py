@@ -134,10 +134,8 @@ class SavedPolicyBot:
 
     def __init__(self, path: str, rng: np.random.Generator):
         from ..policies import CheckpointPolicy
-        from ..tasks import find_task
-        from .env import FRAMESKIP  # a scenario's; bots play only there
+        #: paced to its scenario's frameskip by the scenario env (hold_actions)
         self.policy = CheckpointPolicy(path, seed=int(rng.integers(2**31)))
-        self.policy.hold_actions(FRAMESKIP, find_task(self.policy.task).actions)
 
     def act(self, agent: str, observation: dict, world: World):
         names = self.policy.observation_names

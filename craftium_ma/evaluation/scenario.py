@@ -32,6 +32,7 @@ class Scenario:
     description: str
     task_options: dict = field(default_factory=dict)
     max_cycles: int | None = None  # None: the task's
+    frameskip: int = 1  # engine steps per step; the bots act once per step, so it sets their pace
 
     def __post_init__(self):
         set_ = object.__setattr__
@@ -43,6 +44,7 @@ class Scenario:
         what = f"scenario {self.name!r}"
         task = find_task(self.task)
         n = positive_int(f"{what}: num_players", self.num_players)
+        positive_int(f"{what}: frameskip", self.frameskip)
         if not task.min_agents <= n <= task.max_agents:
             raise ValueError(f"{what}: task {task.id!r} takes {task.min_agents} to "
                              f"{task.max_agents} players, not {n}")
@@ -88,6 +90,8 @@ class Scenario:
             "bots": {role: [botlib.spec(b, task=self.task, held_out=held_out).identity
                             for b in pool] for role, pool in sorted(self.bots.items())},
             "tags": sorted(self.tags)}
+        if self.frameskip != 1:  # absent at 1, so the hashes from before the field still hold
+            defined["frameskip"] = self.frameskip
         return hashlib.sha256(json.dumps(defined, sort_keys=True).encode()).hexdigest()
 
     def make_env(self, **env_kwargs):
