@@ -192,13 +192,16 @@ def parse_args(argv=None) -> Args:
 
 
 def with_scenario(args: Args) -> Args:
-    """With --scenario: its task, and its focal players as the agents."""
+    """With --scenario: its task, its focal players as the agents, and its task options
+    under --task-options (so that the checkpoint's env options are the worlds')."""
     if not args.scenario:
         return args
     if args.opponent_refresh:
         raise ValueError("--opponent-refresh: with --scenario the opponents are its bots")
     s = craftium_ma.scenario(args.scenario)
-    return dataclasses.replace(args, task=s.task, num_agents=len(s.focal_slots))
+    options = s.task_options | (options_from_json(args.task_options) if args.task_options else {})
+    return dataclasses.replace(args, task=s.task, num_agents=len(s.focal_slots),
+                               task_options=json.dumps(options) if options else "")
 
 
 def scenario_bots(args: Args) -> dict | None:

@@ -14,7 +14,7 @@ import torch
 from PIL import Image
 
 from craftium_ma import render
-from craftium_ma.models import ActorCritic, load_checkpoint, probe_input
+from craftium_ma.models import ActorCritic, env_options, load_checkpoint, probe_input
 
 pytestmark = pytest.mark.engine
 
@@ -231,6 +231,8 @@ def test_a_scenario_trains_its_focal_players_against_its_bots(tmp_path):
         "2 slots" in stdout
     _, ckpt = load_checkpoint(tmp_path / "checkpoint.pt")
     assert (ckpt["args"]["scenario"], ckpt["args"]["num_agents"]) == ("capture_the_flag_0", 2)
+    # its worlds' options: the scenario's field, the run's reward
+    assert env_options(ckpt)["task_options"] == {"length": 24, "width": 16, "reward": "progress"}
     episodes = read_rows(tmp_path / "episodes.csv")
     assert list(episodes[0])[4:] == ["return_agent_0", "return_agent_1", "return_team"]
 
