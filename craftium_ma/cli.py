@@ -212,7 +212,8 @@ def parser() -> argparse.ArgumentParser:
     scoring.add_argument("--seed", type=int, default=0, help="episode k has seed SEED + k")
     scoring.add_argument("--json", action="store_true", help="one JSON line per result")
     scoring.add_argument("--out", metavar="FILE", help="write one JSON line per episode here")
-    scoring.add_argument("--task-options", help="with --task: a JSON object of task options")
+    scoring.add_argument("--task-options", help="a JSON object of task options (with --scenario: "
+                                                "over its own, another configuration)")
     scoring.add_argument("--observations", help="with --task: observation names, comma-"
                                                 "separated (a checkpoint brings its own)")
     scoring.set_defaults(run=evaluate)
