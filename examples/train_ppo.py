@@ -238,9 +238,7 @@ class TrainingVecEnv:
         if args.task_options:
             env_kwargs = {"task_options": options_from_json(args.task_options)} | env_kwargs
         if args.scenario:  # its worlds, its players: the focal ones are the pool's agents
-            world = craftium_ma.scenario(args.scenario)
-            if args.scenario_bots:
-                env_kwargs["bots"] = scenario_bots(args)
+            world, env_kwargs["bots"] = craftium_ma.scenario(args.scenario), scenario_bots(args)
         else:
             world, env_kwargs["num_agents"] = args.task, args.num_agents
         self.pool = craftium_ma.vector_env(

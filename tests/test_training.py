@@ -246,3 +246,13 @@ def test_scenario_bots_without_a_scenario_or_malformed_are_an_error_naming_them(
     proc = subprocess.run([sys.executable, str(EXAMPLES / "train_ppo.py"), *options],
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2 and error in proc.stderr.splitlines()[-1]
+
+
+def test_a_scenario_takes_no_frozen_opponent_its_bots_are_the_opponents():
+    sys.path.insert(0, str(EXAMPLES))
+    import train_ppo
+
+    with pytest.raises(ValueError, match="--opponent-refresh: with --scenario the opponents"):
+        train_ppo.with_scenario(train_ppo.Args(scenario="duel_0", opponent_refresh=2))
+    args = train_ppo.with_scenario(train_ppo.Args(scenario="capture_the_flag_1"))
+    assert (args.task, args.num_agents) == ("capture_the_flag", 4)
