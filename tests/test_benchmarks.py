@@ -174,3 +174,76 @@ def test_task_diagnostics_plays_capture_the_flag_at_random_in_its_baseline_env(t
     [episode] = json.loads(out.read_text())["capture_the_flag"]["episodes"]
     assert episode["steps"] == 125
     assert episode["both_carry"] <= min(episode["red_carries"], episode["blue_carries"])
+
+
+def test_upstream_xland_steps_xminigrid_with_the_tasks_observations():
+    """benchmarks/xland_upstream_ppo.py's env: xminigrid's own R1-9x9 with the rulesets given,
+    observed as the xland task observes (its spaces, the ruleset's goal), each copy reset when
+    its episode ends (at the latest after 243 steps), the same seed giving the same steps."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import craftium_ma
+    import xland_upstream_ppo as upstream
+
+    names = ["symbolic", "goal", "direction", "pocket"]
+    rulesets = upstream.split_benchmark(upstream.load_benchmark("trivial-21k"), "train")
+    space = craftium_ma.parallel_env("xland", observations=names).observation_space("agent_0")
+
+    def play(seed):
+        env = upstream.UpstreamXLand(rulesets, 3, names, seed)
+        obs, _ = env.reset(seed=seed)
+        actions = np.random.default_rng(seed).integers(6, size=(300, 3))
+        lengths, ended, trace = np.zeros(3, int), [], []
+        for t in range(300):
+            for row in range(3):
+                assert space.contains({n: obs[n][row] for n in names})
+                np.testing.assert_array_equal(obs["goal"][row], rulesets.goals[env.drawn[row]])
+            obs, rewards, terms, truncs, infos = env.step(actions[t])
+            lengths += 1
+            assert infos["active"].all() and not (terms & truncs).any()
+            assert (rewards[~terms] == 0).all() and (rewards[terms] > 0).all()
+            ended += list(lengths[terms | truncs])
+            lengths[terms | truncs] = 0
+            trace.append((obs["symbolic"].copy(), rewards))
+        return ended, trace
+
+    ended, trace = play(5)
+    assert len(ended) >= 3 and max(ended) == 243  # truncated at xminigrid's max_steps
+    again = play(5)[1]
+    for (view, reward), (view2, reward2) in zip(trace, again):
+        np.testing.assert_array_equal(view, view2)
+        np.testing.assert_array_equal(reward, reward2)
+
+
+@pytest.mark.engine
+def test_xland_upstream_ppo_trains_on_xminigrid_and_scores_on_both(tmp_path):
+    run = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "xland_upstream_ppo.py"),
+                          "--seed", "3", "--steps", "4096", "--episodes", "4",
+                          "--out", str(tmp_path), "--results", str(tmp_path)],
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr
+    result = json.loads((tmp_path / "seed3.json").read_text())
+    [snapshot] = result["snapshots"]
+    assert snapshot["agent_steps"] == 4096 and len(result["training_curve_per_500k"]) == 1
+    for env in ("xminigrid", "ours"):
+        low, high = snapshot[env]["ci95"]
+        assert 0 <= low <= snapshot[env]["mean"] <= high <= 1
+
+
+@pytest.mark.engine
+def test_xland_upstream_ppo_plays_the_rulesets_of_the_rows_evaluation():
+    """On xminigrid, the held-out episodes' rulesets are those our task draws for the
+    evaluation's seeds."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import craftium_ma
+    import xland_upstream_ppo as upstream
+
+    held_out = upstream.split_benchmark(upstream.load_benchmark("trivial-21k"), "held-out")
+    first = upstream.evaluation_rulesets(held_out, 3, 100_000)
+    env = craftium_ma.parallel_env("xland", task_options={"split": "held-out"},
+                                   observations=["goal"])
+    try:
+        for k in range(3):
+            obs, _ = env.reset(seed=100_000 + k)
+            np.testing.assert_array_equal(obs["agent_0"]["goal"], held_out.goals[first[k]])
+    finally:
+        env.close()
