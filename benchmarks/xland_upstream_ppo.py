@@ -155,10 +155,12 @@ def upstream_returns(checkpoint: Path, rulesets: Benchmark, first: np.ndarray, s
     return returns.tolist()
 
 
-def mean_ci(values) -> dict:
-    low, high = baselines.two_level_ci([list(values)], np.random.default_rng(0))
-    return {"mean": round(float(np.mean(values)), 4), "ci95": [low, high],
-            "solved": round(float(np.mean(np.asarray(values) > 0)), 4)}
+def scores(returns: list) -> dict:
+    """Mean, 95 % bootstrap interval, share solved, and the return of each episode."""
+    low, high = baselines.two_level_ci([returns], np.random.default_rng(0))
+    return {"mean": round(float(np.mean(returns)), 4), "ci95": [low, high],
+            "solved": round(float(np.mean(np.asarray(returns) > 0)), 4),
+            "returns": [round(r, 4) for r in returns]}
 
 
 def training_curve(out: Path, steps: int, bins: int) -> list:
@@ -174,7 +176,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--steps", type=int, default=10_000_000,
                         help="agent steps (a multiple of a million)")
-    parser.add_argument("--episodes", type=int, default=320, help="per snapshot and env")
+    parser.add_argument("--episodes", type=int, default=320,
+                        help="the held-out evaluation's episodes (the rows': 320)")
     parser.add_argument("--ours", type=int, nargs="*",
                         help="the snapshots (millions of steps) that also play our task "
                              "(default: every one)")
@@ -210,10 +213,10 @@ def main() -> None:
     for snapshot in snapshots:
         _, ckpt = load_checkpoint(snapshot)
         millions = round(ckpt["global_step"] / 1_000_000)
-        row = {"agent_steps": ckpt["global_step"], "xminigrid": mean_ci(
+        row = {"agent_steps": ckpt["global_step"], "xminigrid": scores(
             upstream_returns(snapshot, held_out, first, config["eval_seed"] + args.seed))}
         if args.ours is None or millions in args.ours:
-            row["ours"] = mean_ci(baselines.episode_returns(
+            row["ours"] = scores(baselines.episode_returns(
                 snapshot, config | {"eval_episodes": args.episodes},
                 **baselines.eval_env_options(config, ckpt)))
         elif ckpt["global_step"] in scored:  # scored on our task by an earlier call
