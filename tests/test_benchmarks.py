@@ -226,7 +226,7 @@ def test_xland_upstream_ppo_trains_on_xminigrid_and_scores_on_both(tmp_path):
     assert snapshot["agent_steps"] == 4096 and len(result["training_curve_per_500k"]) == 1
     for env in ("xminigrid", "ours"):
         low, high = snapshot[env]["ci95"]
-        assert 0 <= low <= snapshot[env]["mean"] <= high <= 1
+        assert 0 <= low <= snapshot[env]["mean"] <= high <= 1 and len(snapshot[env]["returns"]) == 4
 
 
 @pytest.mark.engine
