@@ -21,6 +21,7 @@ that score).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import sys
@@ -121,12 +122,12 @@ class UpstreamXLand:
         pass
 
 
-def trainer_args(config: dict, seed: int, steps: int, out: Path):
-    """train_ppo's Args: the config's [train], `steps` agent steps, a snapshot per million."""
+def trainer_args(config: dict, seed: int, steps: int, out: Path, **changes):
+    """train_ppo's Args: the config's [train], `steps` agent steps, a snapshot per million,
+    into `out`, with `changes` (other Args fields)."""
     argv = baselines.trainer_options(config | {"budget_agent_steps": steps}, seed)
-    snapshots = max(1, steps // 1_000_000)
-    argv += ["--out-dir", str(out), "--run-name", out.name, "--snapshots", str(snapshots)]
-    return train_ppo.parse_args(argv)
+    args = train_ppo.parse_args([*argv, "--snapshots", str(max(1, steps // 1_000_000))])
+    return dataclasses.replace(args, out_dir=str(out), run_name=out.name, **changes)
 
 
 def evaluation_rulesets(held_out: Benchmark, episodes: int, first_seed: int) -> np.ndarray:
@@ -195,10 +196,9 @@ def main() -> None:
     benchmark = load_benchmark("trivial-21k")
     train_split, held_out = (split_benchmark(benchmark, s) for s in ("train", "held-out"))
     if not args.eval_only:
-        ppo_args = trainer_args(config, args.seed, args.steps, out)
-        ppo_args.torch_threads = args.torch_threads
-        if args.resume:
-            ppo_args.resume = str(out / "checkpoint.pt")
+        ppo_args = trainer_args(config, args.seed, args.steps, out,
+                                torch_threads=args.torch_threads,
+                                resume=str(out / "checkpoint.pt") if args.resume else "")
         train_ppo.make_vec_env = lambda a: UpstreamXLand(
             train_split, a.num_envs, train_ppo.observation_names(a.observations), a.seed)
         train_ppo.train(ppo_args)
