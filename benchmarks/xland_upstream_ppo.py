@@ -16,6 +16,12 @@ that score).
     .venv/bin/python benchmarks/xland_upstream_ppo.py --seed 1 --steps 5000000
     .venv/bin/python benchmarks/xland_upstream_ppo.py --seed 1 --steps 10000000 --resume --ours 10
     .venv/bin/python benchmarks/xland_upstream_ppo.py --seed 1 --steps 10000000 --eval-only
+
+Two diagnostics change what the policy trains on (their results: <variant>_seed<k>.json).
+--view-size 17 shows it all of the room but the rows behind it (xminigrid's egocentric view,
+17 x 17, the agent at its bottom middle), so it hardly needs to remember; it plays on
+xminigrid only, as our task's view is 5 x 5. --rulesets N trains it on the first N rulesets
+of split "train" only (its training curve is its return on them).
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ from pathlib import Path
 
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
+import gymnasium  # noqa: E402
 import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
 import numpy as np  # noqa: E402
@@ -47,11 +54,12 @@ import train_ppo  # noqa: E402
 import craftium_ma  # noqa: E402
 from craftium_ma.envs.xland_v1 import split_benchmark  # noqa: E402
 from craftium_ma.models import ModelInput, load_checkpoint  # noqa: E402
-from craftium_ma.xland import Benchmark, load_benchmark  # noqa: E402
+from craftium_ma.xland import Benchmark, GoalId, load_benchmark  # noqa: E402
 
 CONFIG = ROOT / "baselines" / "configs" / "ppo_xland_trivial.toml"
 RESULTS = ROOT / "benchmarks" / "results"
 LAYOUT = "R1-9x9"  # the task's default layout
+VIEW_SIZE = 5  # the task's symbolic view, cells a side
 
 
 class UpstreamXLand:
@@ -59,17 +67,22 @@ class UpstreamXLand:
     one agent each, a copy reset in the step its episode ends with a ruleset drawn uniformly
     from `rulesets` (its first one too, unless `first` gives their indices); observations as
     the xland task gives `names` (a dict of uint8 arrays: symbolic, goal, direction, pocket),
-    and its action space (its first six actions are xminigrid's)."""
+    and its action space (its first six actions are xminigrid's). The symbolic view is
+    `view_size` cells wide (the task's: 5)."""
 
     def __init__(self, rulesets: Benchmark, num_envs: int, names: list[str], seed: int,
-                 first=None):
+                 first=None, view_size: int = VIEW_SIZE):
         task = craftium_ma.parallel_env("xland", observations=names)  # its spaces; no engine
         space, self.action_space = task.observation_space("agent_0"), task.action_space("agent_0")
         task.close()
         unknown = set(names) - {"symbolic", "goal", "direction", "pocket"}
         if unknown:
             raise ValueError(f"xminigrid gives no observation {sorted(unknown)}")
-        env, self.params = xminigrid.make(f"XLand-MiniGrid-{LAYOUT}")
+        if "symbolic" in names and view_size != VIEW_SIZE:
+            view = space["symbolic"]
+            space = gymnasium.spaces.Dict({**space.spaces, "symbolic": gymnasium.spaces.Box(
+                0, int(view.high.max()), (view_size, view_size, 2), np.uint8)})
+        env, self.params = xminigrid.make(f"XLand-MiniGrid-{LAYOUT}", view_size=view_size)
         self._reset, self._step = jax.jit(jax.vmap(env.reset)), jax.jit(jax.vmap(env.step))
         self.rulesets, self.names = rulesets, names
         self.num_envs, self.num_agents = num_envs, 1
@@ -141,7 +154,9 @@ def upstream_returns(checkpoint: Path, rulesets: Benchmark, first: np.ndarray, s
     """The return of one episode on xminigrid of each ruleset `first` names (indices in
     `rulesets`), with the checkpoint's policy (actions sampled), in that order."""
     model, ckpt = load_checkpoint(checkpoint)
-    env = UpstreamXLand(rulesets, len(first), train_ppo.observation_names(ckpt), seed, first)
+    names = train_ppo.observation_names(ckpt)
+    view_size = ckpt["obs_shape"]["symbolic"][0] if "symbolic" in names else VIEW_SIZE
+    env = UpstreamXLand(rulesets, len(first), names, seed, first, view_size)
     torch.manual_seed(seed)
     obs, _ = env.reset(seed=seed)
     returns, running = np.full(len(first), np.nan), np.zeros(len(first))
@@ -156,11 +171,15 @@ def upstream_returns(checkpoint: Path, rulesets: Benchmark, first: np.ndarray, s
     return returns.tolist()
 
 
-def scores(returns: list) -> dict:
-    """Mean, 95 % bootstrap interval, share solved, and the return of each episode."""
+def scores(returns: list, goals: list[str]) -> dict:
+    """Mean, 95 % bootstrap interval, share solved, [solved, episodes] by the episodes'
+    `goals` (their goals' names), and the return of each episode."""
     low, high = baselines.two_level_ci([returns], np.random.default_rng(0))
+    solved = np.asarray(returns) > 0
+    by_goal = {g: [int(solved[np.asarray(goals) == g].sum()), goals.count(g)]
+               for g in sorted(set(goals))}
     return {"mean": round(float(np.mean(returns)), 4), "ci95": [low, high],
-            "solved": round(float(np.mean(np.asarray(returns) > 0)), 4),
+            "solved": round(float(solved.mean()), 4), "solved_by_goal": by_goal,
             "returns": [round(r, 4) for r in returns]}
 
 
@@ -190,37 +209,55 @@ def main() -> None:
     parser.add_argument("--resume", action="store_true",
                         help="continue the seed's run (with its optimizer) up to --steps")
     parser.add_argument("--eval-only", action="store_true", help="score the run's snapshots again")
+    parser.add_argument("--view-size", type=int, default=VIEW_SIZE,
+                        help="the symbolic view's cells a side (odd; 17 sees all of the room "
+                             "ahead and beside; other than 5, played on xminigrid only)")
+    parser.add_argument("--rulesets", type=int, default=0,
+                        help="train on the first N rulesets of split train (default: all)")
     args = parser.parse_args()
+    if args.view_size != VIEW_SIZE:
+        if args.ours:
+            parser.error(f"--ours: our task's view is {VIEW_SIZE} x {VIEW_SIZE}, "
+                         f"not --view-size {args.view_size}")
+        args.ours = []
+    variant = (f"view{args.view_size}_" if args.view_size != VIEW_SIZE else "") + (
+        f"rulesets{args.rulesets}_" if args.rulesets else "")
     config = baselines.load_config(CONFIG)
-    out = args.out / f"seed{args.seed}"
+    out = args.out / f"{variant}seed{args.seed}"
     benchmark = load_benchmark("trivial-21k")
     train_split, held_out = (split_benchmark(benchmark, s) for s in ("train", "held-out"))
+    if args.rulesets:
+        train_split = train_split.split(args.rulesets / len(train_split))[0]  # the first N
     if not args.eval_only:
         ppo_args = trainer_args(config, args.seed, args.steps, out,
                                 torch_threads=args.torch_threads,
                                 resume=str(out / "checkpoint.pt") if args.resume else "")
         train_ppo.make_vec_env = lambda a: UpstreamXLand(
-            train_split, a.num_envs, train_ppo.observation_names(a.observations), a.seed)
+            train_split, a.num_envs, train_ppo.observation_names(a.observations), a.seed,
+            view_size=args.view_size)
         train_ppo.train(ppo_args)
 
-    results = args.results / f"seed{args.seed}.json"
+    results = args.results / f"{variant}seed{args.seed}.json"
     earlier = (json.loads(results.read_text()) if results.exists()
                else {"commands": [], "snapshots": []})
     scored = {row["agent_steps"]: row["ours"] for row in earlier["snapshots"] if "ours" in row}
     first = evaluation_rulesets(held_out, args.episodes, config["eval_seed"])
+    goals = [GoalId(int(g)).name for g in held_out.goals[first, 0]]
     snapshots = sorted(out.glob("snapshot_*.pt"), key=lambda p: int(p.stem.split("_")[1]))
     rows = []
     for snapshot in snapshots:
         _, ckpt = load_checkpoint(snapshot)
         millions = round(ckpt["global_step"] / 1_000_000)
         row = {"agent_steps": ckpt["global_step"], "xminigrid": scores(
-            upstream_returns(snapshot, held_out, first, config["eval_seed"] + args.seed))}
+            upstream_returns(snapshot, held_out, first, config["eval_seed"] + args.seed),
+            goals)}
         if args.ours is None or millions in args.ours:
             row["ours"] = scores(baselines.episode_returns(
                 snapshot, config | {"eval_episodes": args.episodes},
-                **baselines.eval_env_options(config, ckpt)))
+                **baselines.eval_env_options(config, ckpt)), goals)
         elif ckpt["global_step"] in scored:  # scored on our task by an earlier call
-            row["ours"] = scored[ckpt["global_step"]]
+            kept = scored[ckpt["global_step"]]  # the first runs' kept no episodes' returns
+            row["ours"] = scores(kept["returns"], goals) if "returns" in kept else kept
         rows.append(row)
         print(row, flush=True)
     command = " ".join(["benchmarks/xland_upstream_ppo.py", *sys.argv[1:]])

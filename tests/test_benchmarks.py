@@ -214,6 +214,45 @@ def test_upstream_xland_steps_xminigrid_with_the_tasks_observations():
         np.testing.assert_array_equal(reward, reward2)
 
 
+def test_upstream_xland_diagnostics_widen_the_view_and_narrow_the_rulesets():
+    """--view-size 17: the symbolic view (17 cells a side) holds whole rows of the 9 x 9
+    room, walls included, from the agent's row to the wall ahead; --rulesets 1: every
+    episode plays the first ruleset."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import xland_upstream_ppo as upstream
+
+    names = ["symbolic", "goal", "direction", "pocket"]
+    train = upstream.split_benchmark(upstream.load_benchmark("trivial-21k"), "train")
+    first = train.split(1 / len(train))[0]
+    env = upstream.UpstreamXLand(first, 2, names, 0, view_size=17)
+    assert env.obs_shape["symbolic"] == (17, 17, 2)
+    obs, _ = env.reset(seed=0)
+    for t in range(300):
+        assert obs["symbolic"].shape == (2, 17, 17, 2)
+        cells = (obs["symbolic"][..., 0] != 0).sum(axis=2)  # per view row; 0: off the grid
+        assert np.isin(cells, [0, 9]).all() and ((cells == 9).sum(axis=1) >= 2).all()
+        assert (obs["goal"] == train.goals[0]).all()
+        obs, *_ = env.step(np.random.default_rng(t).integers(6, size=2))
+
+
+def test_xland_upstream_ppo_diagnostic_run_names_its_variant(tmp_path):
+    """A run with the 17 x 17 view on one ruleset trains a model of that view, is scored on
+    xminigrid alone (our task cannot show it that view) and writes its own results file."""
+    run = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "xland_upstream_ppo.py"),
+                          "--seed", "3", "--steps", "2048", "--episodes", "4", "--view-size",
+                          "17", "--rulesets", "1", "--out", str(tmp_path), "--results",
+                          str(tmp_path)], capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr
+    [snapshot] = json.loads((tmp_path / "view17_rulesets1_seed3.json").read_text())["snapshots"]
+    assert set(snapshot) == {"agent_steps", "xminigrid"}
+    assert len(snapshot["xminigrid"]["returns"]) == 4
+    from craftium_ma.models import load_checkpoint
+
+    _, ckpt = load_checkpoint(tmp_path / "view17_rulesets1_seed3" / "checkpoint.pt")
+    assert ckpt["obs_shape"]["symbolic"] == [17, 17, 2]
+    assert not (tmp_path / "seed3.json").exists()
+
+
 @pytest.mark.engine
 def test_xland_upstream_ppo_trains_on_xminigrid_and_scores_on_both(tmp_path):
     run = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "xland_upstream_ppo.py"),
@@ -227,6 +266,9 @@ def test_xland_upstream_ppo_trains_on_xminigrid_and_scores_on_both(tmp_path):
     for env in ("xminigrid", "ours"):
         low, high = snapshot[env]["ci95"]
         assert 0 <= low <= snapshot[env]["mean"] <= high <= 1 and len(snapshot[env]["returns"]) == 4
+        by_goal = np.array(list(snapshot[env]["solved_by_goal"].values()))  # [solved, episodes]
+        assert by_goal[:, 1].sum() == 4
+        assert by_goal[:, 0].sum() == sum(r > 0 for r in snapshot[env]["returns"])
 
 
 @pytest.mark.engine
