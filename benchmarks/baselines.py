@@ -192,15 +192,23 @@ def curve(config: dict, seed: int) -> list[float | None]:
         return [round(float(np.mean(episode_returns(
             run_dir(config, seed) / f"snapshot_{steps}.pt", config))), 4)
             for steps in curve_steps(config, seed)]
-    edges = np.linspace(0, config["budget_agent_steps"], CURVE_BINS + 1)
-    with open(run_dir(config, seed) / "episodes.csv") as f:
+    return binned_returns(run_dir(config, seed) / "episodes.csv", config["budget_agent_steps"],
+                          CURVE_BINS, config["train"]["num_agents"])
+
+
+def binned_returns(episodes_csv: Path, budget: int, bins: int,
+                   agents: int = 1) -> list[float | None]:
+    """The mean return per agent of a training run's episodes (train_ppo's episodes.csv) that
+    ended in each of `bins` equal parts of `budget` agent steps (later ones in the last part);
+    None for a part where none ended."""
+    edges = np.linspace(0, budget, bins + 1)
+    with open(episodes_csv) as f:
         rows = list(csv.DictReader(f))
-    agents = config["train"]["num_agents"]
     steps = np.array([float(r["global_step"]) for r in rows])
     returns = np.array([float(r["return_team"]) / agents for r in rows])
-    which = np.clip(np.digitize(steps, edges) - 1, 0, CURVE_BINS - 1)
+    which = np.clip(np.digitize(steps, edges) - 1, 0, bins - 1)
     return [float(returns[which == b].mean()) if (which == b).any() else None
-            for b in range(CURVE_BINS)]
+            for b in range(bins)]
 
 
 def two_level_ci(per_seed: list[list[float]], rng) -> list[float]:

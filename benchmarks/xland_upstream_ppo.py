@@ -175,20 +175,12 @@ def scores(returns: list, goals: list[str]) -> dict:
     """Mean, 95 % bootstrap interval, share solved, [solved, episodes] by the episodes'
     `goals` (their goals' names), and the return of each episode."""
     low, high = baselines.two_level_ci([returns], np.random.default_rng(0))
-    solved = np.asarray(returns) > 0
-    by_goal = {g: [int(solved[np.asarray(goals) == g].sum()), goals.count(g)]
-               for g in sorted(set(goals))}
+    solved, goals = np.asarray(returns) > 0, np.asarray(goals)
+    by_goal = {str(g): [int(solved[goals == g].sum()), int((goals == g).sum())]
+               for g in np.unique(goals)}
     return {"mean": round(float(np.mean(returns)), 4), "ci95": [low, high],
             "solved": round(float(solved.mean()), 4), "solved_by_goal": by_goal,
             "returns": [round(r, 4) for r in returns]}
-
-
-def training_curve(out: Path, steps: int, bins: int) -> list:
-    """The mean training return of the episodes that ended in each of `bins` equal parts."""
-    data = train_ppo.read_episodes(out / "episodes.csv")
-    edges = np.linspace(0, steps, bins + 1)
-    which = np.clip(np.digitize(data["global_step"], edges) - 1, 0, bins - 1)
-    return [round(float(data["return_team"][which == b].mean()), 4) for b in range(bins)]
 
 
 def main() -> None:
@@ -260,13 +252,15 @@ def main() -> None:
             row["ours"] = scores(kept["returns"], goals) if "returns" in kept else kept
         rows.append(row)
         print(row, flush=True)
+    curve = baselines.binned_returns(out / "episodes.csv", args.steps,
+                                     max(1, args.steps // 500_000))
     command = " ".join(["benchmarks/xland_upstream_ppo.py", *sys.argv[1:]])
     args.results.mkdir(parents=True, exist_ok=True)
     results.write_text(json.dumps({
         "commands": [*earlier["commands"], command],
         "config": str(CONFIG.relative_to(ROOT)), "held_out_episodes": args.episodes,
         "machine": measure.machine(), "date": time.strftime("%Y-%m-%d"),
-        "training_curve_per_500k": training_curve(out, args.steps, max(1, args.steps // 500_000)),
+        "training_curve_per_500k": [None if r is None else round(r, 4) for r in curve],
         "snapshots": rows}, indent=1) + "\n")
 
 
