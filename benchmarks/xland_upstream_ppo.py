@@ -17,11 +17,13 @@ that score).
     .venv/bin/python benchmarks/xland_upstream_ppo.py --seed 1 --steps 10000000 --resume --ours 10
     .venv/bin/python benchmarks/xland_upstream_ppo.py --seed 1 --steps 10000000 --eval-only
 
-Two diagnostics change what the policy trains on (their results: <variant>_seed<k>.json).
+Three diagnostics change what the policy trains on (their results: <variant>_seed<k>.json).
 --view-size 17 shows it all of the room but the rows behind it (xminigrid's egocentric view,
 17 x 17, the agent at its bottom middle), so it hardly needs to remember; it plays on
 xminigrid only, as our task's view is 5 x 5. --rulesets N trains it on the first N rulesets
-of split "train" only (its training curve is its return on them).
+of split "train" only (its training curve is its return on them). --num-envs N with
+--num-steps S collects each update from N copies of S steps (the config's: 8 x 256), as
+XLand-MiniGrid's own PPO collects from thousands of copies of a few steps.
 """
 
 from __future__ import annotations
@@ -206,6 +208,10 @@ def main() -> None:
                              "ahead and beside; other than 5, played on xminigrid only)")
     parser.add_argument("--rulesets", type=int, default=0,
                         help="train on the first N rulesets of split train (default: all)")
+    parser.add_argument("--num-envs", type=int, default=0,
+                        help="copies stepped together in training (default: the config's)")
+    parser.add_argument("--num-steps", type=int, default=0,
+                        help="steps of each copy per update (default: the config's)")
     args = parser.parse_args()
     if args.view_size != VIEW_SIZE:
         if args.ours:
@@ -215,6 +221,10 @@ def main() -> None:
     variant = (f"view{args.view_size}_" if args.view_size != VIEW_SIZE else "") + (
         f"rulesets{args.rulesets}_" if args.rulesets else "")
     config = baselines.load_config(CONFIG)
+    batch = {"num_envs": args.num_envs or config["train"]["num_envs"],
+             "num_steps": args.num_steps or config["train"]["num_steps"]}
+    if args.num_envs or args.num_steps:
+        variant += f"envs{batch['num_envs']}x{batch['num_steps']}_"
     out = args.out / f"{variant}seed{args.seed}"
     benchmark = load_benchmark("trivial-21k")
     train_split, held_out = (split_benchmark(benchmark, s) for s in ("train", "held-out"))
@@ -222,7 +232,7 @@ def main() -> None:
         train_split = train_split.split(args.rulesets / len(train_split))[0]  # the first N
     if not args.eval_only:
         ppo_args = trainer_args(config, args.seed, args.steps, out,
-                                torch_threads=args.torch_threads,
+                                torch_threads=args.torch_threads, **batch,
                                 resume=str(out / "checkpoint.pt") if args.resume else "")
         train_ppo.make_vec_env = lambda a: UpstreamXLand(
             train_split, a.num_envs, train_ppo.observation_names(a.observations), a.seed,

@@ -236,20 +236,25 @@ def test_upstream_xland_diagnostics_widen_the_view_and_narrow_the_rulesets():
 
 
 def test_xland_upstream_ppo_diagnostic_run_names_its_variant(tmp_path):
-    """A run with the 17 x 17 view on one ruleset trains a model of that view, is scored on
-    xminigrid alone (our task cannot show it that view) and writes its own results file."""
+    """A run with the 17 x 17 view on one ruleset, each update from 4 copies of 16 steps,
+    trains a model of that view in such updates, is scored on xminigrid alone (our task
+    cannot show it that view) and writes its own results file."""
     run = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "xland_upstream_ppo.py"),
                           "--seed", "3", "--steps", "2048", "--episodes", "4", "--view-size",
-                          "17", "--rulesets", "1", "--out", str(tmp_path), "--results",
-                          str(tmp_path)], capture_output=True, text=True, timeout=600)
+                          "17", "--rulesets", "1", "--num-envs", "4", "--num-steps", "16",
+                          "--out", str(tmp_path), "--results", str(tmp_path)],
+                         capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stderr
-    [snapshot] = json.loads((tmp_path / "view17_rulesets1_seed3.json").read_text())["snapshots"]
+    name = "view17_rulesets1_envs4x16_seed3"
+    [snapshot] = json.loads((tmp_path / f"{name}.json").read_text())["snapshots"]
     assert set(snapshot) == {"agent_steps", "xminigrid"}
     assert len(snapshot["xminigrid"]["returns"]) == 4
     from craftium_ma.models import load_checkpoint
 
-    _, ckpt = load_checkpoint(tmp_path / "view17_rulesets1_seed3" / "checkpoint.pt")
+    _, ckpt = load_checkpoint(tmp_path / name / "checkpoint.pt")
     assert ckpt["obs_shape"]["symbolic"] == [17, 17, 2]
+    steps = np.loadtxt(tmp_path / name / "updates.csv", delimiter=",", skiprows=1)[:, 1]
+    assert (steps == 64 * np.arange(1, 33)).all()  # 32 updates of 4 x 16 agent steps
     assert not (tmp_path / "seed3.json").exists()
 
 
