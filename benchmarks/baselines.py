@@ -7,6 +7,7 @@ seed's policy shipped, then scored as the focal population of its task's scenari
     .venv/bin/python benchmarks/baselines.py CONFIG --seeds 2 3     # more seeds of a row
     .venv/bin/python benchmarks/baselines.py CONFIG --eval-only     # score the trained seeds again
     .venv/bin/python benchmarks/baselines.py CONFIG --scenarios-only  # its scenarios again
+    .venv/bin/python benchmarks/baselines.py CONFIG --max-wall-time 5400  # train in sittings
 
 A config (TOML, committed; docs/baselines.md) names the task, the algorithm ("ppo":
 examples/train_ppo.py, CleanRL's single file; "ippo", "mappo": BenchMARL's, through
@@ -47,6 +48,10 @@ rulesets of split "train" and is scored on those of split "held-out".
 A ppo config that `continues` another (the same task and [train], a larger budget) resumes
 each seed's run of that config, copied with its optimizer and logs, to its own budget
 (train_ppo --resume); a seed without such a run trains from scratch.
+
+A ppo seed can take longer than one sitting: `--max-wall-time S` stops each seed's training
+after S seconds (train_ppo's checkpoint, with its optimizer) and scores nothing while a seed
+is short of the budget; the same command again resumes each such seed where it stopped.
 """
 
 from __future__ import annotations
@@ -138,12 +143,30 @@ def trainer_options(config: dict, seed: int) -> list[str]:
     return argv
 
 
-def train(config: dict, seed: int) -> None:
-    """One seed's training, a process of its own, into run_dir(config, seed). A config that
-    `continues` another (a smaller budget, the same [train]) starts from that config's run of
-    the seed where it is here, its checkpoint, optimizer and logs; else from scratch."""
+def unfinished(config: dict, seed: int) -> bool:
+    """Whether the seed's ppo run of this config stopped short of its budget (--max-wall-time):
+    its checkpoint is of the config's budget and one more update would still fit in it."""
+    path = run_dir(config, seed) / "checkpoint.pt"
+    if config["algorithm"] != "ppo" or not path.exists():
+        return False
+    saved = torch.load(path, map_location="cpu", weights_only=False)
+    budget, steps, updates = (saved["args"]["total_timesteps"], saved["global_step"],
+                              saved["update"])
+    return budget == config["budget_agent_steps"] and steps + steps // updates <= budget
+
+
+def train(config: dict, seed: int, max_wall_time: float = 0) -> None:
+    """One seed's training, a process of its own, into run_dir(config, seed), for at most
+    max_wall_time seconds (0: no limit). A seed that stopped short of the budget resumes where
+    it stopped. A config that `continues` another (a smaller budget, the same [train]) starts
+    from that config's run of the seed where it is here, its checkpoint, optimizer and logs;
+    else from scratch."""
     argv = [sys.executable, TRAINERS[config["algorithm"]][0], *trainer_options(config, seed)]
-    if "continues" in config:
+    if max_wall_time:
+        argv += ["--max-wall-time", str(max_wall_time)]
+    if unfinished(config, seed):
+        argv += ["--resume", str(run_dir(config, seed) / "checkpoint.pt")]
+    elif "continues" in config:
         start, here = run_dir({"name": config["continues"]}, seed), run_dir(config, seed)
         shutil.rmtree(here, ignore_errors=True)
         checkpoint = start / "checkpoint.pt"
@@ -396,11 +419,16 @@ def main() -> int:
                         help="only score the row's shipped policy in its task's scenarios again")
     parser.add_argument("--out", type=Path, default=BASELINES, help="where results.json and "
                         "the shipped policies go (default: %(default)s)")
+    parser.add_argument("--max-wall-time", type=float, default=0, metavar="S",
+                        help="stop each seed's training after S seconds (ppo); the same "
+                        "command again resumes it, and scores once every seed is done")
     parser.add_argument("--figure", type=Path, default=FIGURE, help="default: %(default)s")
     parser.add_argument("--docs", type=Path, default=DOCS,
                         help="the page whose table is rewritten (default: %(default)s)")
     args = parser.parse_args()
     config = load_config(args.config.resolve())
+    if args.max_wall_time and config["algorithm"] != "ppo":
+        parser.error(f"--max-wall-time: only ppo configs resume, not {config['algorithm']!r}")
     results = args.out / "results.json"
 
     def read_rows() -> list[dict]:
@@ -417,8 +445,12 @@ def main() -> int:
         asked = args.seeds or ([] if args.eval_only and earlier else config["seeds"])
         if not args.eval_only:
             for seed in asked:
-                train(config, seed)
+                train(config, seed, args.max_wall_time)
         seeds = sorted({*asked, *(earlier["seeds"] if earlier else [])})
+        if short := [s for s in seeds if unfinished(config, s)]:
+            print(f"seeds {short} stopped short of {config['budget_agent_steps']} agent steps; "
+                  f"run the command again to resume them (nothing scored)")
+            return 0
         row = score(config, seeds, earlier, args.out)
     row["scenarios"] = scenario_scores(row)
     rows = read_rows()  # others' rows as they are now; the row keeps its place

@@ -159,6 +159,41 @@ def test_a_config_that_continues_another_resumes_its_runs(tmp_path, monkeypatch)
             baselines.load_config(configs / "wrong.toml")
 
 
+def test_a_seed_stopped_short_of_its_budget_resumes_and_is_not_scored_before(tmp_path,
+                                                                          monkeypatch):
+    """--max-wall-time: a seed whose checkpoint is short of the config's budget resumes there
+    on its next training, and the row waits for it; a finished run or one of another budget
+    trains from scratch. train_ppo's --max-wall-time and --resume themselves:
+    tests/test_training.py."""
+    configs = tmp_path / "configs"
+    configs.mkdir()
+    (configs / "tiny.toml").write_text(
+        (ROOT / "tests" / "data" / "ppo_small_room_tiny.toml").read_text())
+    monkeypatch.setattr(baselines, "ROOT", tmp_path)  # run directories under tmp_path/out
+    config = baselines.load_config(configs / "tiny.toml")
+    checkpoint = baselines.run_dir(config, 1) / "checkpoint.pt"
+    checkpoint.parent.mkdir(parents=True)
+
+    def stopped_at(update: int, budget: int = 8192) -> None:
+        # the tiny config: 2 envs x 2 agents x 64 steps, 256 agent steps an update, 32 updates
+        torch.save({"args": {"total_timesteps": budget}, "global_step": 256 * update,
+                    "update": update}, checkpoint)
+    commands = []
+    monkeypatch.setattr(baselines.subprocess, "run", lambda argv, check: commands.append(argv))
+    stopped_at(5)
+    baselines.train(config, 1, max_wall_time=60)
+    assert commands[-1][-4:] == ["--max-wall-time", "60", "--resume", str(checkpoint)]
+    rows = tmp_path / "rows"
+    monkeypatch.setattr(sys, "argv", ["baselines.py", str(configs / "tiny.toml"),
+                                      "--out", str(rows), "--max-wall-time", "60"])
+    assert baselines.main() == 0 and not (rows / "results.json").exists()
+    assert commands[-1][-2:] == ["--resume", str(checkpoint)]
+    for update, budget in ((32, 8192), (5, 4096)):
+        stopped_at(update, budget)
+        baselines.train(config, 1)
+        assert "--resume" not in commands[-1]
+
+
 def test_xlands_row_trains_on_the_train_split_and_scores_on_the_held_out_one():
     """The config's eval_task_options go over the task options of the checkpoint's training
     for the evaluation, the policy's and the random one's."""
