@@ -160,11 +160,11 @@ def test_a_config_that_continues_another_resumes_its_runs(tmp_path, monkeypatch)
 
 
 def test_a_seed_stopped_short_of_its_budget_resumes_and_is_not_scored_before(tmp_path,
-                                                                          monkeypatch):
+                                                                          monkeypatch, capsys):
     """--max-wall-time: a seed whose checkpoint is short of the config's budget resumes there
     on its next training, and the row waits for it; a finished run or one of another budget
-    trains from scratch. train_ppo's --max-wall-time and --resume themselves:
-    tests/test_training.py."""
+    trains from scratch; a config of another trainer is refused. train_ppo's --max-wall-time
+    and --resume themselves: tests/test_training.py."""
     configs = tmp_path / "configs"
     configs.mkdir()
     (configs / "tiny.toml").write_text(
@@ -192,6 +192,11 @@ def test_a_seed_stopped_short_of_its_budget_resumes_and_is_not_scored_before(tmp
         stopped_at(update, budget)
         baselines.train(config, 1)
         assert "--resume" not in commands[-1]
+    ippo = ROOT / "baselines" / "configs" / "ippo_spiders_attack.toml"
+    monkeypatch.setattr(sys, "argv", ["baselines.py", str(ippo), "--max-wall-time", "60"])
+    with pytest.raises(SystemExit):
+        baselines.main()
+    assert "only ppo configs resume, not 'ippo'" in capsys.readouterr().err
 
 
 def test_xlands_row_trains_on_the_train_split_and_scores_on_the_held_out_one():
