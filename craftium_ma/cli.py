@@ -199,7 +199,7 @@ def parser() -> argparse.ArgumentParser:
     scoring = commands.add_parser(
         "evaluate", help="score a policy in scenarios or a task",
         description="Play a policy as the focal population of scenarios (focal per-capita "
-                    "return, 95%% interval) or as every agent of a task (mean return).")
+                    "return, 95% interval) or as every agent of a task (mean return).")
     scoring.add_argument("policy", help="random, scripted, a bot's name, or a checkpoint.pt "
                                         "(of examples/train_ppo.py, or a BenchMARL policy "
                                         "saved by save_policy)")

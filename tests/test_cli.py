@@ -4,6 +4,7 @@ import os
 import subprocess
 import sys
 
+from craftium_ma.cli import parser
 from craftium_ma.doctor import RECEIVE_BUFFER_WANTED, RMEM_MAX
 
 
@@ -100,3 +101,12 @@ def test_evaluate_refuses_task_options_that_are_not_a_json_object_in_one_line():
         assert bad.returncode == 2 and bad.stdout == ""
         assert bad.stderr == ("craftium-ma: error: task options must be a JSON object such as "
                               f"'{{\"size\": 5}}', got '{text}'\n")
+
+
+def test_every_commands_help_reads_as_written():
+    """Each subcommand's --help renders (argparse formats help strings with %, not
+    descriptions: a literal '%%' there is printed twice)."""
+    commands = next(a for a in parser()._actions if a.choices and "evaluate" in a.choices)
+    for name, sub in commands.choices.items():
+        text = sub.format_help()
+        assert "%%" not in text and "%(" not in text, f"craftium-ma {name} --help:\n{text}"
