@@ -51,7 +51,8 @@ each seed's run of that config, copied with its optimizer and logs, to its own b
 
 A ppo seed can take longer than one sitting: `--max-wall-time S` stops each seed's training
 after S seconds (train_ppo's checkpoint, with its optimizer) and scores nothing while a seed
-is short of the budget; the same command again resumes each such seed where it stopped.
+is short of the budget; the same command again resumes each such seed where it stopped, and
+leaves a seed already done as it is.
 """
 
 from __future__ import annotations
@@ -143,16 +144,19 @@ def trainer_options(config: dict, seed: int) -> list[str]:
     return argv
 
 
-def unfinished(config: dict, seed: int) -> bool:
-    """Whether the seed's ppo run of this config stopped short of its budget (--max-wall-time):
-    its checkpoint is of the config's budget and one more update would still fit in it."""
+def budget_state(config: dict, seed: int) -> str | None:
+    """Where the seed's ppo run of this config stands against the config's budget: "short"
+    (stopped by --max-wall-time: one more update would still fit), "done", or None (no run
+    of this budget)."""
     path = run_dir(config, seed) / "checkpoint.pt"
     if config["algorithm"] != "ppo" or not path.exists():
-        return False
+        return None
     saved = torch.load(path, map_location="cpu", weights_only=False)
     budget, steps, updates = (saved["args"]["total_timesteps"], saved["global_step"],
                               saved["update"])
-    return budget == config["budget_agent_steps"] and steps + steps // updates <= budget
+    if budget != config["budget_agent_steps"]:
+        return None
+    return "short" if steps + steps // updates <= budget else "done"
 
 
 def train(config: dict, seed: int, max_wall_time: float = 0) -> None:
@@ -164,7 +168,7 @@ def train(config: dict, seed: int, max_wall_time: float = 0) -> None:
     argv = [sys.executable, TRAINERS[config["algorithm"]][0], *trainer_options(config, seed)]
     if max_wall_time:
         argv += ["--max-wall-time", str(max_wall_time)]
-    if unfinished(config, seed):
+    if budget_state(config, seed) == "short":
         argv += ["--resume", str(run_dir(config, seed) / "checkpoint.pt")]
     elif "continues" in config:
         start, here = run_dir({"name": config["continues"]}, seed), run_dir(config, seed)
@@ -445,9 +449,11 @@ def main() -> int:
         asked = args.seeds or ([] if args.eval_only and earlier else config["seeds"])
         if not args.eval_only:
             for seed in asked:
-                train(config, seed, args.max_wall_time)
+                # in sittings, a seed already done waits for the others, it is not run again
+                if not (args.max_wall_time and budget_state(config, seed) == "done"):
+                    train(config, seed, args.max_wall_time)
         seeds = sorted({*asked, *(earlier["seeds"] if earlier else [])})
-        if short := [s for s in seeds if unfinished(config, s)]:
+        if short := [s for s in seeds if budget_state(config, s) == "short"]:
             print(f"seeds {short} stopped short of {config['budget_agent_steps']} agent steps; "
                   f"run the command again to resume them (nothing scored)")
             return 0

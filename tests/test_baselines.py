@@ -163,7 +163,8 @@ def test_a_seed_stopped_short_of_its_budget_resumes_and_is_not_scored_before(tmp
                                                                           monkeypatch, capsys):
     """--max-wall-time: a seed whose checkpoint is short of the config's budget resumes there
     on its next training, and the row waits for it; a finished run or one of another budget
-    trains from scratch; a config of another trainer is refused. train_ppo's --max-wall-time
+    trains from scratch, and a seed done is not trained again in sittings; a config of another
+    trainer is refused. train_ppo's --max-wall-time
     and --resume themselves: tests/test_training.py."""
     configs = tmp_path / "configs"
     configs.mkdir()
@@ -172,12 +173,13 @@ def test_a_seed_stopped_short_of_its_budget_resumes_and_is_not_scored_before(tmp
     monkeypatch.setattr(baselines, "ROOT", tmp_path)  # run directories under tmp_path/out
     config = baselines.load_config(configs / "tiny.toml")
     checkpoint = baselines.run_dir(config, 1) / "checkpoint.pt"
-    checkpoint.parent.mkdir(parents=True)
 
-    def stopped_at(update: int, budget: int = 8192) -> None:
+    def stopped_at(update: int, budget: int = 8192, seed: int = 1) -> None:
         # the tiny config: 2 envs x 2 agents x 64 steps, 256 agent steps an update, 32 updates
+        path = baselines.run_dir(config, seed) / "checkpoint.pt"
+        path.parent.mkdir(parents=True, exist_ok=True)
         torch.save({"args": {"total_timesteps": budget}, "global_step": 256 * update,
-                    "update": update}, checkpoint)
+                    "update": update}, path)
     commands = []
     monkeypatch.setattr(baselines.subprocess, "run", lambda argv, check: commands.append(argv))
     stopped_at(5)
@@ -192,6 +194,13 @@ def test_a_seed_stopped_short_of_its_budget_resumes_and_is_not_scored_before(tmp
         stopped_at(update, budget)
         baselines.train(config, 1)
         assert "--resume" not in commands[-1]
+    stopped_at(32)  # seed 1 done, seed 2 short: the next sitting trains seed 2 alone
+    stopped_at(5, seed=2)
+    monkeypatch.setattr(sys, "argv", ["baselines.py", str(configs / "tiny.toml"), "--seeds",
+                                      "1", "2", "--out", str(rows), "--max-wall-time", "60"])
+    trained = len(commands)
+    assert baselines.main() == 0 and not (rows / "results.json").exists()
+    assert [c[c.index("--seed") + 1] for c in commands[trained:]] == ["2"]
     ippo = ROOT / "baselines" / "configs" / "ippo_spiders_attack.toml"
     monkeypatch.setattr(sys, "argv", ["baselines.py", str(ippo), "--max-wall-time", "60"])
     with pytest.raises(SystemExit):
