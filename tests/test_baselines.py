@@ -164,8 +164,8 @@ def test_a_seed_stopped_short_of_its_budget_resumes_and_is_not_scored_before(tmp
     """--max-wall-time: a seed whose checkpoint is short of the config's budget resumes there
     on its next training, and the row waits for it; a finished run or one of another budget
     trains from scratch, and a seed done is not trained again in sittings; a config of another
-    trainer is refused. train_ppo's --max-wall-time
-    and --resume themselves: tests/test_training.py."""
+    trainer is refused. train_ppo's --max-wall-time and --resume themselves:
+    tests/test_training.py."""
     configs = tmp_path / "configs"
     configs.mkdir()
     (configs / "tiny.toml").write_text(
