@@ -52,7 +52,9 @@ each seed's run of that config, copied with its optimizer and logs, to its own b
 A ppo seed can take longer than one sitting: `--max-wall-time S` stops each seed's training
 after S seconds (train_ppo's checkpoint, with its optimizer) and scores nothing while a seed
 is short of the budget; the same command again resumes each such seed where it stopped, and
-leaves a seed already done as it is.
+leaves a seed already done as it is. Until the row is scored, each seed's run directory is
+also kept in baselines/sittings/<config>/seed<k>.tar.gz (committed: out/ is per machine), from
+which a sitting on another machine restores it; the row's scoring removes them.
 """
 
 from __future__ import annotations
@@ -64,6 +66,7 @@ import json
 import shutil
 import subprocess
 import sys
+import tarfile
 import tempfile
 import tomllib
 from pathlib import Path
@@ -157,6 +160,24 @@ def budget_state(config: dict, seed: int) -> str | None:
     if budget != config["budget_agent_steps"]:
         return None
     return "short" if steps + steps // updates <= budget else "done"
+
+
+def sitting(config: dict, seed: int) -> Path:
+    """Where a seed's run directory is kept between sittings, for any machine."""
+    return ROOT / "baselines" / "sittings" / config["name"] / f"seed{seed}.tar.gz"
+
+
+def keep_sitting(config: dict, seed: int) -> None:
+    sitting(config, seed).parent.mkdir(parents=True, exist_ok=True)
+    with tarfile.open(sitting(config, seed), "w:gz") as tar:
+        tar.add(run_dir(config, seed), arcname=".")
+
+
+def restore_sitting(config: dict, seed: int) -> None:
+    """The seed's kept run directory, where this machine has none."""
+    if sitting(config, seed).exists() and not (run_dir(config, seed) / "checkpoint.pt").exists():
+        with tarfile.open(sitting(config, seed)) as tar:
+            tar.extractall(run_dir(config, seed), filter="data")
 
 
 def train(config: dict, seed: int, max_wall_time: float = 0) -> None:
@@ -447,17 +468,25 @@ def main() -> int:
         row = earlier
     else:
         asked = args.seeds or ([] if args.eval_only and earlier else config["seeds"])
+        seeds = sorted({*asked, *(earlier["seeds"] if earlier else [])})
+        for seed in {*config["seeds"], *seeds}:
+            restore_sitting(config, seed)
         if not args.eval_only:
             for seed in asked:
                 # in sittings, a seed already done waits for the others, it is not run again
                 if not (args.max_wall_time and budget_state(config, seed) == "done"):
                     train(config, seed, args.max_wall_time)
-        seeds = sorted({*asked, *(earlier["seeds"] if earlier else [])})
         if short := [s for s in seeds if budget_state(config, s) == "short"]:
+            for seed in seeds:
+                if budget_state(config, seed):
+                    keep_sitting(config, seed)
             print(f"seeds {short} stopped short of {config['budget_agent_steps']} agent steps; "
-                  f"run the command again to resume them (nothing scored)")
+                  f"run the command again to resume them (nothing scored; the row's runs kept "
+                  f"in {sitting(config, short[0]).parent.relative_to(ROOT)}/)")
             return 0
         row = score(config, seeds, earlier, args.out)
+        for seed in seeds:
+            sitting(config, seed).unlink(missing_ok=True)
     row["scenarios"] = scenario_scores(row)
     rows = read_rows()  # others' rows as they are now; the row keeps its place
     names = [r["name"] for r in rows]

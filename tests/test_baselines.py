@@ -5,6 +5,7 @@ evaluation and expects its figure."""
 
 import json
 import math
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -163,8 +164,9 @@ def test_a_seed_stopped_short_of_its_budget_resumes_and_is_not_scored_before(tmp
                                                                           monkeypatch, capsys):
     """--max-wall-time: a seed whose checkpoint is short of the config's budget resumes there
     on its next training, and the row waits for it; a finished run or one of another budget
-    trains from scratch, and a seed done is not trained again in sittings; a config of another
-    trainer is refused. train_ppo's --max-wall-time and --resume themselves:
+    trains from scratch, and a seed done is not trained again in sittings; on a machine without
+    the runs, a sitting resumes them from baselines/sittings/, which the row's scoring empties;
+    a config of another trainer is refused. train_ppo's --max-wall-time and --resume themselves:
     tests/test_training.py."""
     configs = tmp_path / "configs"
     configs.mkdir()
@@ -201,6 +203,26 @@ def test_a_seed_stopped_short_of_its_budget_resumes_and_is_not_scored_before(tmp
     trained = len(commands)
     assert baselines.main() == 0 and not (rows / "results.json").exists()
     assert [c[c.index("--seed") + 1] for c in commands[trained:]] == ["2"]
+    # a fresh machine (out/ gone) resumes each seed from what the last sitting kept
+    kept = {seed: baselines.run_dir(config, seed) for seed in (1, 2)}
+    for where in kept.values():
+        (where / "updates.csv").write_text("update\n5\n")
+    assert baselines.main() == 0 and baselines.sitting(config, 1).exists()
+    shutil.rmtree(tmp_path / "out")
+    trained = len(commands)
+    assert baselines.main() == 0
+    assert [c[c.index("--seed") + 1] for c in commands[trained:]] == ["2"]
+    assert commands[-1][-2:] == ["--resume", str(kept[2] / "checkpoint.pt")]
+    assert all((where / "updates.csv").read_text() == "update\n5\n" for where in kept.values())
+    stopped_at(32, seed=2)  # every seed done: the row is scored and its sittings removed
+    rows.mkdir()
+    monkeypatch.setattr(baselines, "score", lambda *_: {"name": "tiny", "return_mean": 0,
+                                                         "return_ci95": [0, 0],
+                                                         "random_return_mean": 0,
+                                                         "checkpoint": ""})
+    for name in ("scenario_scores", "table", "write_docs_table", "plot"):
+        monkeypatch.setattr(baselines, name, lambda *_: "")
+    assert baselines.main() == 0 and not any((tmp_path / "baselines").rglob("*.tar.gz"))
     ippo = ROOT / "baselines" / "configs" / "ippo_spiders_attack.toml"
     monkeypatch.setattr(sys, "argv", ["baselines.py", str(ippo), "--max-wall-time", "60"])
     with pytest.raises(SystemExit):
