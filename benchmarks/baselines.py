@@ -62,6 +62,7 @@ from __future__ import annotations
 import argparse
 import csv
 import datetime
+import gzip
 import json
 import shutil
 import subprocess
@@ -168,8 +169,12 @@ def sitting(config: dict, seed: int) -> Path:
 
 
 def keep_sitting(config: dict, seed: int) -> None:
+    """The seed's run directory, packed reproducibly: a seed not trained since is packed
+    into the same bytes (the file is committed; each change of it is a new blob)."""
     sitting(config, seed).parent.mkdir(parents=True, exist_ok=True)
-    with tarfile.open(sitting(config, seed), "w:gz") as tar:
+    with open(sitting(config, seed), "wb") as file, \
+            gzip.GzipFile("", "wb", fileobj=file, mtime=0) as packed, \
+            tarfile.open(fileobj=packed, mode="w") as tar:
         tar.add(run_dir(config, seed), arcname=".")
 
 

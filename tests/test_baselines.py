@@ -8,6 +8,7 @@ import math
 import shutil
 import subprocess
 import sys
+import time
 import tomllib
 from pathlib import Path
 
@@ -198,21 +199,26 @@ def test_a_seed_stopped_short_of_its_budget_resumes_and_is_not_scored_before(tmp
         assert "--resume" not in commands[-1]
     stopped_at(32)  # seed 1 done, seed 2 short: the next sitting trains seed 2 alone
     stopped_at(5, seed=2)
+    kept = {seed: baselines.run_dir(config, seed) for seed in (1, 2)}
+    for where in kept.values():
+        (where / "updates.csv").write_text("update\n5\n")
     monkeypatch.setattr(sys, "argv", ["baselines.py", str(configs / "tiny.toml"), "--seeds",
                                       "1", "2", "--out", str(rows), "--max-wall-time", "60"])
     trained = len(commands)
     assert baselines.main() == 0 and not (rows / "results.json").exists()
     assert [c[c.index("--seed") + 1] for c in commands[trained:]] == ["2"]
+    # each sitting packs the runs that trained since the last one (seed 1 done is not)
+    packed = baselines.sitting(config, 1).read_bytes()
+    stopped_at(6, seed=2)  # as seed 2's training leaves it
+    time.sleep(1.1)  # a second later (gzip's header keeps a time in seconds)
+    assert baselines.main() == 0 and baselines.sitting(config, 1).read_bytes() == packed
     # a fresh machine (out/ gone) resumes each seed from what the last sitting kept
-    kept = {seed: baselines.run_dir(config, seed) for seed in (1, 2)}
-    for where in kept.values():
-        (where / "updates.csv").write_text("update\n5\n")
-    assert baselines.main() == 0 and baselines.sitting(config, 1).exists()
     shutil.rmtree(tmp_path / "out")
     trained = len(commands)
     assert baselines.main() == 0
     assert [c[c.index("--seed") + 1] for c in commands[trained:]] == ["2"]
     assert commands[-1][-2:] == ["--resume", str(kept[2] / "checkpoint.pt")]
+    assert torch.load(kept[2] / "checkpoint.pt")["update"] == 6
     assert all((where / "updates.csv").read_text() == "update\n5\n" for where in kept.values())
     stopped_at(32, seed=2)  # every seed done: the row is scored and its sittings removed
     rows.mkdir()
