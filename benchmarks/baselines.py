@@ -474,16 +474,17 @@ def main() -> int:
     else:
         asked = args.seeds or ([] if args.eval_only and earlier else config["seeds"])
         seeds = sorted({*asked, *(earlier["seeds"] if earlier else [])})
-        for seed in {*config["seeds"], *seeds}:
+        for seed in seeds:
             restore_sitting(config, seed)
         if not args.eval_only:
             for seed in asked:
                 # in sittings, a seed already done waits for the others, it is not run again
                 if not (args.max_wall_time and budget_state(config, seed) == "done"):
                     train(config, seed, args.max_wall_time)
-        if short := [s for s in seeds if budget_state(config, s) == "short"]:
-            for seed in seeds:
-                if budget_state(config, seed):
+        states = {seed: budget_state(config, seed) for seed in seeds}
+        if short := [seed for seed, state in states.items() if state == "short"]:
+            for seed, state in states.items():
+                if state:  # short or done: a run of this budget
                     keep_sitting(config, seed)
             print(f"seeds {short} stopped short of {config['budget_agent_steps']} agent steps; "
                   f"run the command again to resume them (nothing scored; the row's runs kept "
