@@ -483,8 +483,9 @@ def main() -> int:
                     train(config, seed, args.max_wall_time)
         states = {seed: budget_state(config, seed) for seed in seeds}
         if short := [seed for seed, state in states.items() if state == "short"]:
+            scored = set(earlier["seeds"]) if earlier else set()  # results.json holds them
             for seed, state in states.items():
-                if state:  # short or done: a run of this budget
+                if state and seed not in scored:  # short or done: a run of this budget
                     keep_sitting(config, seed)
             print(f"seeds {short} stopped short of {config['budget_agent_steps']} agent steps; "
                   f"run the command again to resume them (nothing scored; the row's runs kept "

@@ -166,9 +166,9 @@ def test_a_seed_stopped_short_of_its_budget_resumes_and_is_not_scored_before(tmp
     """--max-wall-time: a seed whose checkpoint is short of the config's budget resumes there
     on its next training, and the row waits for it; a finished run or one of another budget
     trains from scratch, and a seed done is not trained again in sittings; on a machine without
-    the runs, a sitting resumes them from baselines/sittings/, which the row's scoring empties;
-    a config of another trainer is refused. train_ppo's --max-wall-time and --resume themselves:
-    tests/test_training.py."""
+    the runs, a sitting resumes them from baselines/sittings/, which the row's scoring empties
+    (a seed it gains later is packed alone); a config of another trainer is refused.
+    train_ppo's --max-wall-time and --resume themselves: tests/test_training.py."""
     configs = tmp_path / "configs"
     configs.mkdir()
     (configs / "tiny.toml").write_text(
@@ -222,13 +222,18 @@ def test_a_seed_stopped_short_of_its_budget_resumes_and_is_not_scored_before(tmp
     assert all((where / "updates.csv").read_text() == "update\n5\n" for where in kept.values())
     stopped_at(32, seed=2)  # every seed done: the row is scored and its sittings removed
     rows.mkdir()
-    monkeypatch.setattr(baselines, "score", lambda *_: {"name": "tiny", "return_mean": 0,
-                                                         "return_ci95": [0, 0],
-                                                         "random_return_mean": 0,
-                                                         "checkpoint": ""})
+    monkeypatch.setattr(baselines, "score", lambda *_: {
+        "name": "tiny", "seeds": [1, 2], "budget_agent_steps": 8192, "return_mean": 0,
+        "return_ci95": [0, 0], "random_return_mean": 0, "checkpoint": ""})
     for name in ("scenario_scores", "table", "write_docs_table", "plot"):
         monkeypatch.setattr(baselines, name, lambda *_: "")
     assert baselines.main() == 0 and not any((tmp_path / "baselines").rglob("*.tar.gz"))
+    # a seed the row gains later trains in sittings; the row's scored seeds are not packed
+    stopped_at(5, seed=3)
+    monkeypatch.setattr(sys, "argv", ["baselines.py", str(configs / "tiny.toml"), "--seeds",
+                                      "3", "--out", str(rows), "--max-wall-time", "60"])
+    assert baselines.main() == 0
+    assert [p.name for p in (tmp_path / "baselines").rglob("*.tar.gz")] == ["seed3.tar.gz"]
     ippo = ROOT / "baselines" / "configs" / "ippo_spiders_attack.toml"
     monkeypatch.setattr(sys, "argv", ["baselines.py", str(ippo), "--max-wall-time", "60"])
     with pytest.raises(SystemExit):
